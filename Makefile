@@ -1,0 +1,70 @@
+# Learn JAX: the two commands a newcomer needs are `make book` and `make test`.
+# Both create .venv/ when missing and install the pinned requirements into it; a second run
+# reinstalls only when requirements.txt or pyproject.toml changed.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+export PYTHONUNBUFFERED := 1
+# Grading and timing on a GPU must not let one kernel take the whole device.
+export XLA_PYTHON_CLIENT_PREALLOCATE := false
+
+.PHONY: help setup book test lint release bench serve lab browser-deps clean
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make book    build the web book into _build/html (sets everything up first)"
+	@echo "make test    set up, build the book, and run the whole test suite"
+	@echo "make release regenerate exercises/ from solutions/"
+	@echo "make bench   run the benchmarks into bench/results/"
+	@echo "make serve   serve the built book on http://localhost:8000"
+	@echo "make lab     open JupyterLab on the course"
+	@echo "make clean   remove _build/ (keeps .venv/)"
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || { echo "Creating $(VENV)/ with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+book: $(STAMP)
+	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones.
+	@if [ "$${CI:-}" = "true" ]; then rm -rf _build/.jupyter_cache; fi
+	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going
+	@echo ""
+	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
+	@echo "(or run 'make serve' and visit http://localhost:8000)"
+
+browser-deps:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  echo "Installing Debian's chromium and chromium-driver for the browser test"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+release: $(STAMP)
+	$(PY) -m autograder release
+
+test: $(STAMP) lint browser-deps book
+	$(PY) -m autograder release --check
+	$(PY) -m pytest -ra
+
+bench: $(STAMP)
+	$(PY) -m bench.run
+
+serve: book
+	$(PY) -m http.server --directory _build/html 8000
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab
+
+clean:
+	rm -rf _build

@@ -1,0 +1,16 @@
+"""Helpers shared by the Learn JAX course notebooks and its grader.
+
+The flow mirrors nbgrader's: ``solutions/`` (source) -> ``exercises/`` (release) ->
+a student's submission -> grading -> result and feedback. Modules, one concern each:
+
+- :mod:`autograder.runtime`: which backend and devices a notebook runs on; sizes per backend.
+- :mod:`autograder.timing`: measuring JAX code correctly and timing tests (speedup checks).
+- :mod:`autograder.compare`: array and pytree comparisons with messages a learner can act on.
+- :mod:`autograder.jax_checks`: is it jitted, does it retrace, is it pure, is a key reused...
+- :mod:`autograder.hints`: turns JAX's typical errors into hints; the ``feedback`` wrapper.
+- :mod:`autograder.colab`: the set-up cell every notebook starts with.
+- :mod:`autograder.release`: generates ``exercises/`` from ``solutions/``.
+- :mod:`autograder.grade`: grades submissions with nbgrader.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,30 @@
+"""HideTestSource: keep hidden tests out of the feedback a student sees.
+
+Feedback is rendered from the autograded notebook, whose test cells hold the hidden tests and
+whose tracebacks quote their lines. This removes the hidden region from each test cell's
+source and shortens error outputs of test cells to their exception line and notes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nbconvert.preprocessors import Preprocessor
+
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
+                     re.S | re.M)
+
+
+class HideTestSource(Preprocessor):
+    """Strip hidden test code and traceback frames from graded test cells."""
+
+    def preprocess_cell(self, cell: Any, resources: dict, index: int) -> tuple[Any, dict]:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            if "BEGIN HIDDEN TESTS" in cell.source:
+                cell.source = _HIDDEN.sub("# (hidden tests ran here)\n", cell.source)
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+        return cell, resources

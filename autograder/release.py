@@ -1,0 +1,98 @@
+"""Generate the student notebooks in ``exercises/`` from the sources in ``solutions/``.
+
+The transforms are nbgrader's own preprocessors, in the order its ``generate_assignment``
+uses, without the steps that need a gradebook (``SaveCells``) or a header file, plus the
+course's :class:`~autograder.preprocessors.MarkAnswerCells`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+
+
+def _pipeline() -> list:
+    from nbgrader.preprocessors import (
+        CheckCellMetadata,
+        ClearHiddenTests,
+        ClearMarkScheme,
+        ClearOutput,
+        ClearSolutions,
+        ComputeChecksums,
+        LockCells,
+    )
+
+    from autograder.preprocessors import MarkAnswerCells
+
+    return [
+        CheckCellMetadata(),  # refuse malformed nbgrader metadata before anything else
+        LockCells(),
+        ClearSolutions(),  # answers -> "raise NotImplementedError()" stubs
+        ClearOutput(),
+        ClearHiddenTests(),  # after the solutions are gone; hidden tests only run at grading
+        ClearMarkScheme(),
+        MarkAnswerCells(),  # after ClearSolutions, so the marker sits above the stub
+        ComputeChecksums(),  # last: checksums must describe the cells as released
+    ]
+
+
+def student_version(source: NotebookNode) -> NotebookNode:
+    """The released (student) notebook for an nbgrader source notebook."""
+    nb = nbformat.from_dict(source)
+    resources: dict = {}
+    for step in _pipeline():
+        nb, resources = step.preprocess(nb, resources)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def render(nb: NotebookNode) -> str:
+    """Serialise a notebook the way it is committed (stable, ends in a newline)."""
+    return nbformat.writes(nb) + "\n"
+
+
+def release(check: bool = False, solutions: Path = SOLUTIONS,
+            exercises: Path = EXERCISES) -> list[str]:
+    """Write (or, with ``check``, compare) every ``exercises/NN_name.ipynb``.
+
+    Args:
+        check: compare with what is committed instead of writing.
+        solutions: folder of nbgrader source notebooks.
+        exercises: folder of student notebooks.
+
+    Returns:
+        One line per exercise that differs (``check``) or was written.
+    """
+    report: list[str] = []
+    sources = sorted(solutions.glob("*.ipynb"))
+    if not sources:
+        raise FileNotFoundError(f"no source notebooks in {solutions}")
+    exercises.mkdir(exist_ok=True)
+    for src in sources:
+        text = render(student_version(nbformat.read(src, as_version=4)))
+        target = exercises / src.name
+        current = target.read_text() if target.exists() else ""
+        if check:
+            if current != text:
+                diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(),
+                                                 str(target), "generated", lineterm="", n=1))
+                report.append(f"{target.name} differs from what {src.name} generates "
+                              f"({len(diff)} diff lines)")
+        elif current != text:
+            target.write_text(text)
+            report.append(f"wrote {target.relative_to(exercises.parent)}")
+    if check:
+        stale = sorted({p.name for p in exercises.glob("*.ipynb")} - {s.name for s in sources})
+        report += [f"{name} has no source in {solutions.name}/" for name in stale]
+    return report
