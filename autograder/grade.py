@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,9 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     if not isinstance(data, dict) or "nbformat" not in data:
         raise InvalidSubmission("not a notebook: the JSON has no 'nbformat' field")
     try:
-        nb = nbformat.reads(json.dumps(data), as_version=4)
+        with warnings.catch_warnings():  # old notebooks lack cell ids; nbformat adds them
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds
         raise InvalidSubmission(f"not a readable notebook: {exc}") from None
     if not isinstance(nb.get("cells"), list):

@@ -27,7 +27,7 @@ _HINTS: list[tuple[str, str]] = [
     ("KeyReuseError",
      "A PRNG key was used twice. Split it first: `key, subkey = jax.random.split(key)`, and "
      "use each key once."),
-    ("does not support item assignment",
+    ("in-place item assignment",
      "JAX arrays are immutable. Instead of `x[i] = v`, write `x = x.at[i].set(v)` (or "
      "`.add`, `.mul`, `.min`, `.max`)."),
     ("Gradient only defined for scalar-output functions",

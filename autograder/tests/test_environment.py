@@ -1,0 +1,50 @@
+"""Tests of the project's environment files: one set of pins, mirrored for conda."""
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _requirements() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"requirements.txt must pin exactly: {line!r}"
+            pins[name.lower()] = version
+    return pins
+
+
+def test_every_requirement_is_pinned_exactly() -> None:
+    """Does requirements.txt pin every package with ==, the whole stack included?"""
+    pins = _requirements()
+    for name in ["jax", "jaxlib", "jupyterlab", "nbgrader", "matplotlib", "nbval", "papermill",
+                 "jupyter-book", "pytest"]:
+        assert name in pins, name
+    assert pins["jupyter-book"].startswith("1."), "Jupyter Book 1.x reads _config.yml"
+    assert pins["jax"] == pins["jaxlib"]
+
+
+def test_environment_yml_mirrors_requirements() -> None:
+    """Does environment.yml list exactly the same pins as requirements.txt?"""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    mirrored = {}
+    for item in pip_section:
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", item)
+        if match:
+            mirrored[match.group(1).lower()] = match.group(2)
+    assert mirrored == _requirements()
+    assert "python=3.11" in env["dependencies"]
+
+
+def test_installed_versions_match_pins() -> None:
+    """Is the environment running these tests the pinned one?"""
+    from importlib.metadata import version
+
+    for name, pinned in _requirements().items():
+        assert version(name) == pinned, name

@@ -1,0 +1,140 @@
+"""Tests of autograder.grade: the `grade` command, its files, and nbgrader underneath."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from autograder.__main__ import main
+from autograder.grade import Submission, discover
+from autograder.release import ROOT
+
+EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
+    "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),
+    "colab-saved": ("graded", 5), "colab-saved-no-markers": ("graded", 5),
+    "cells-deleted": ("graded", 2), "tests-edited": ("graded", 0),
+    "reordered-duplicated": ("graded", 5), "extra-helper-cell": ("graded", 5),
+    "old-format-v3": ("graded", 5),
+    "invalid-json": ("invalid", 0), "empty-file": ("invalid", 0), "binary-junk": ("invalid", 0),
+    "not-a-notebook": ("invalid", 0),
+}
+
+
+def test_discover_student_folders_and_flat_files(tmp_path: Path) -> None:
+    """Are students and assignments taken from folders, stems, or stems holding both?"""
+    for rel in ["alice/05_jit.ipynb", "bob/07_vmap.ipynb", "flat/carol-05_jit.ipynb",
+                "flat/05_jit.ipynb"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    found = discover([tmp_path / "alice", tmp_path / "bob", tmp_path / "flat"],
+                     ["05_jit", "07_vmap"])
+    got = sorted((s.student, s.assignment) for s in found)
+    assert got == [("alice", "05_jit"), ("bob", "07_vmap"), ("carol", "05_jit"),
+                   ("flat", "05_jit")]
+    assert discover([tmp_path / "alice" / "05_jit.ipynb"], ["05_jit"], "07_vmap") == [
+        Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "07_vmap")]
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys) -> None:
+    """Do a missing path, an unknown assignment, --jobs 0 and an empty folder exit 2?"""
+    out = str(tmp_path / "out")
+    assert main(["grade", str(tmp_path / "nope"), "--out", out]) == 2
+    assert main(["grade", str(tmp_path), "--out", out, "--assignment", "99_nope"]) == 2
+    assert main(["grade", str(tmp_path), "--out", out, "--jobs", "0"]) == 2
+    assert main(["grade", str(tmp_path), "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err and "unknown assignment" in err and "no .ipynb" in err
+    with pytest.raises(SystemExit) as info:
+        main(["grade"])
+    assert info.value.code == 2
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, ) -> Path:
+    """Grade every case fixture of the tiny course in one run, two jobs in parallel."""
+    from autograder.tests.conftest import FIXTURES
+
+    out = tmp_path_factory.mktemp("graded")
+    course = out / "course"
+    status = main(["grade", str(FIXTURES / "submissions"), "--assignment", "00_tiny",
+                   "--source", str(FIXTURES / "course"), "--out", str(out), "--jobs", "2",
+                   "--course", str(course)])
+    assert status == 0
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", EXPECTED)
+def test_each_case_gets_its_result(graded: Path, case: str) -> None:
+    """Does each case (Colab-saved, damaged, invalid, ...) get its expected status and score?"""
+    result = json.loads((graded / case / "00_tiny" / "result.json").read_text())
+    assert (result["status"], result["score"]) == EXPECTED[case], result["message"]
+    assert result["max_score"] == 5 and result["environment"]["jax"]
+    if result["status"] == "invalid":
+        assert result["message"] and (graded / case / "00_tiny" / "result.json").exists()
+    else:
+        assert (graded / case / "00_tiny" / "feedback.html").exists()
+        assert {q["id"] for q in result["questions"]} == {"q1_double", "q2_set_first"}
+
+
+@pytest.mark.slow
+def test_question_statuses(graded: Path) -> None:
+    """Are not-attempted, missing and passed questions told apart?"""
+    def statuses(case):
+        data = json.loads((graded / case / "00_tiny" / "result.json").read_text())
+        return {q["id"]: (q["status"], q["message"]) for q in data["questions"]}
+
+    assert statuses("empty-stub")["q1_double"] == ("failed", "not attempted")
+    assert statuses("cells-deleted")["q2_set_first"][0] == "missing"
+    assert statuses("correct")["q2_set_first"] == ("passed", "")
+
+
+@pytest.mark.slow
+def test_csv_summary_and_gradebook(graded: Path) -> None:
+    """Do grades.csv, summary.md and the one gradebook hold every submission exactly once?"""
+    rows = list(csv.DictReader((graded / "grades.csv").open()))
+    assert sorted(r["student"] for r in rows) == sorted(EXPECTED)
+    summary = (graded / "summary.md").read_text()
+    assert "| correct | 00_tiny | 5 / 5 | graded |" in summary
+    assert f"{len(EXPECTED)} submission(s)" in summary
+    db = sqlite3.connect(graded / "course" / "gradebook.db")
+    totals = dict(db.execute(
+        "select s.student_id, sum(g.auto_score) from grade g "
+        "join submitted_notebook n on g.notebook_id = n.id "
+        "join submitted_assignment s on n.assignment_id = s.id group by s.student_id"))
+    graded_cases = {c: s for c, (st, s) in EXPECTED.items() if st == "graded"}
+    assert totals == graded_cases
+
+
+@pytest.mark.slow
+def test_feedback_hides_hidden_tests(graded: Path) -> None:
+    """Does feedback.html show the visible tests but never the hidden tests' source?"""
+    page = (graded / "partial" / "00_tiny" / "feedback.html").read_text()
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))  # code is split into highlight spans
+    assert "arange(3.0)" in text and "hidden tests ran here" in text
+    assert "ones((2, 2))" not in text and "BEGIN HIDDEN" not in text
+
+
+@pytest.mark.slow
+def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
+    """Graded by nbgrader, does every solution score full marks and every exercise 0?"""
+    subs = tmp_path / "subs"
+    for folder, student in (("solutions", "reference"), ("exercises", "stub")):
+        (subs / student).mkdir(parents=True)
+        for nb in sorted((ROOT / folder).glob("*.ipynb")):
+            shutil.copy(nb, subs / student / nb.name)
+    out = tmp_path / "out"
+    assert main(["grade", str(subs), "--out", str(out), "--jobs", "2"]) == 0
+    results = [json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))]
+    assert len(results) == 2 * len(list((ROOT / "solutions").glob("*.ipynb")))
+    for r in results:
+        assert r["status"] == "graded", r["message"]
+        want = r["max_score"] if r["student"] == "reference" else 0
+        assert r["score"] == want, (r["assignment"], r["student"], r["questions"])

@@ -1,0 +1,108 @@
+"""Tests of the course's notebooks and book configuration: the conventions every chapter and
+exercise keeps (stems, set-up cell, parameters, no committed outputs, links)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from autograder import colab
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
+            "07_vmap", "08_pmap", "09_capstone"]
+FOLDERS = ["notebooks", "solutions", "exercises"]
+ALL = [ROOT / f / f"{c}.ipynb" for f in FOLDERS for c in CHAPTERS]
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def test_one_stem_per_chapter_in_every_folder() -> None:
+    """Does every folder hold exactly the nine chapter stems?"""
+    for folder in FOLDERS:
+        assert sorted(p.stem for p in (ROOT / folder).glob("*.ipynb")) == CHAPTERS, folder
+
+
+def test_committed_notebooks_have_no_outputs() -> None:
+    """Is every tracked notebook committed without outputs or execution counts?"""
+    tracked = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert tracked, "no notebooks are tracked"
+    dirty = []
+    for rel in tracked:
+        if "fixtures/submissions" in rel:  # submissions carry outputs on purpose (Colab-saved)
+            continue
+        nb = json.loads((ROOT / rel).read_text())
+        if any(c.get("outputs") or c.get("execution_count") for c in nb.get("cells", [])):
+            dirty.append(rel)
+    assert dirty == []
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_first_code_cell_is_the_colab_setup(path: Path) -> None:
+    """Does each notebook start with the shared set-up cell (Colab install, else nothing)?"""
+    first = next(c for c in _read(path).cells if c.cell_type == "code")
+    assert first.source.strip() == colab.SETUP_CELL.strip()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_structure(chapter: str) -> None:
+    """Does each chapter have a parameters cell, a runtime report, and end with a summary,
+    pitfalls and a Colab link to its own exercise notebook?"""
+    nb = _read(ROOT / "notebooks" / f"{chapter}.ipynb")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert any("parameters" in c.metadata.get("tags", []) for c in code[:3])
+    assert any("describe()" in c.source for c in code[:5])
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "## Summary" in text and "## Common pitfalls" in text
+    assert (f"colab.research.google.com/github/{colab.REPOSITORY.split('github.com/')[1]}"
+            f"/blob/{colab.BRANCH}/exercises/{chapter}.ipynb") in text
+    assert nb.metadata.kernelspec.name == "python3"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_deliberate_errors_are_tagged(chapter: str) -> None:
+    """Is every cell that raises on purpose tagged, and followed by a cell (the fix)?"""
+    cells = _read(ROOT / "notebooks" / f"{chapter}.ipynb").cells
+    for i, cell in enumerate(cells):
+        if "raises-exception" in cell.metadata.get("tags", []):
+            assert i + 1 < len(cells), f"cell {i} raises on purpose but nothing follows it"
+
+
+def test_timings_use_the_shared_helper() -> None:
+    """Do notebooks time code only through autograder.timing (no hand-rolled loops)?"""
+    offenders = []
+    for path in ALL:
+        for cell in _read(path).cells:
+            if cell.cell_type == "code" and ("time.perf_counter" in cell.source
+                                             or "time.time()" in cell.source
+                                             or "%timeit" in cell.source):
+                offenders.append(f"{path.parent.name}/{path.name}")
+    assert offenders == []
+
+
+def test_config_points_launch_buttons_at_the_repository() -> None:
+    """Do _config.yml's repository and Colab settings agree with autograder.colab?"""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["repository"]["url"] == colab.REPOSITORY
+    assert config["repository"]["branch"] == colab.BRANCH
+    assert config["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert config["execute"]["allow_errors"] is False and config["execute"]["timeout"] > 0
+    assert "exercises/*" in config["execute"]["exclude_patterns"]
+
+
+def test_toc_lists_pages_chapters_and_exercises() -> None:
+    """Does the table of contents hold the book pages, every chapter and every exercise?"""
+    toc = (ROOT / "_toc.yml").read_text()
+    for chapter in CHAPTERS:
+        assert f"notebooks/{chapter}" in toc and f"exercises/{chapter}" in toc
+    for page in ["intro", "how_to_use", "runtimes", "exercises", "grading", "glossary",
+                 "references"]:
+        assert f"book/{page}" in toc and (ROOT / "book" / f"{page}.md").exists()

@@ -1,0 +1,42 @@
+"""Tests of autograder.runtime: backend report, per-backend sizes, simulated devices."""
+
+import os
+import subprocess
+import sys
+
+from autograder import runtime
+
+
+def test_describe_reports_backend_and_devices(capsys) -> None:
+    """Does describe() print and return the JAX version, backend and device count?"""
+    info = runtime.describe()
+    assert info["backend"] in ("cpu", "gpu", "tpu") and info["device_count"] >= 1
+    assert "JAX" in capsys.readouterr().out
+
+
+def test_pick_by_backend() -> None:
+    """Does pick() fall back from tpu to gpu to cpu?"""
+    assert runtime.pick(1, 2, 3) == {"cpu": 1, "gpu": 2, "tpu": 3}[runtime.backend()]
+    assert runtime.pick(7) == 7
+
+
+def test_simulated_devices_in_fresh_process() -> None:
+    """Does use_simulated_cpu_devices(8) give eight devices when set before JAX starts?"""
+    code = ("from autograder.runtime import use_simulated_cpu_devices as u; u(8); "
+            "import jax; print('COUNT', jax.device_count())")
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    assert "COUNT 8" in out and "simulating 8 CPU devices" in out
+
+
+def test_simulated_devices_refused_after_jax_import() -> None:
+    """Does it refuse, with a clear message, once JAX is already imported?"""
+    import jax  # noqa: F401
+
+    try:
+        runtime.use_simulated_cpu_devices(8)
+    except RuntimeError as exc:
+        assert "Restart the kernel" in str(exc)
+    else:
+        raise AssertionError("expected RuntimeError")

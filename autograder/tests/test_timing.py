@@ -1,0 +1,111 @@
+"""Tests of autograder.timing: blocking, interleaved rounds, speedups and timing tests.
+
+Sleep-based functions give known durations, so these tests do not depend on the machine's
+speed or load (no timing thresholds on real work here; those live in bench/).
+"""
+
+import time
+
+import jax
+import jax.numpy as jnp
+import matplotlib
+import pytest
+
+from autograder import timing
+
+matplotlib.use("Agg")
+
+
+def _sleeper(seconds: float):
+    def fn(*_args):
+        time.sleep(seconds)
+        return jnp.zeros(1)
+
+    return fn
+
+
+def test_block_returns_tree_and_waits() -> None:
+    """Does block() return its argument after waiting on every leaf?"""
+    tree = {"a": jnp.ones(3) * 2, "b": [jnp.zeros(2)], "c": 3}
+    assert timing.block(tree) is tree
+
+
+def test_compare_interleaves_and_repeats_short_calls() -> None:
+    """Does compare() measure each function once per round, with per-call seconds?"""
+    calls: list[str] = []
+
+    def tagged(name, seconds):
+        def fn():
+            calls.append(name)
+            time.sleep(seconds)
+        return fn
+
+    result = timing.compare({"a": tagged("a", 0.004), "b": tagged("b", 0.004)}, rounds=3,
+                            warmup=1, target=0.001)
+    assert [len(t.seconds) for t in result.values()] == [3, 3]
+    measured = calls[4:]  # after warm-up and calibration
+    assert measured == ["a", "b"] * 3
+    assert 0.003 < result["a"].median < 0.05
+
+
+def test_speedup_is_median_of_round_ratios() -> None:
+    """Is the speedup of a 20 ms vs a 100 ms function about 5?"""
+    result = timing.speedup(_sleeper(0.02), _sleeper(0.1), rounds=3, warmup=1, target=0.001)
+    assert len(result.ratios) == 3
+    assert 3.0 < result.ratio < 6.5  # sleep overshoots by a few ms under load
+    assert "faster" in str(result)
+
+
+def test_check_speedup_fails_slow_answers(capsys: pytest.CaptureFixture) -> None:
+    """Does the timing test fail an answer no faster than the reference, and say so?"""
+    with pytest.raises(AssertionError, match="only .*x as fast"):
+        timing.check_speedup(_sleeper(0.003), _sleeper(0.003), required=1.5, rounds=3,
+                             target=0.001, clock=timing.WALL)
+    assert "required at least 1.5x" in capsys.readouterr().out
+
+
+def test_check_speedup_passes_fast_answers() -> None:
+    """Does the timing test pass an answer well above the bar?"""
+    result = timing.check_speedup(_sleeper(0.001), _sleeper(0.010), required=1.5, rounds=3,
+                                  target=0.001, clock=timing.WALL)
+    assert result.ratio > 1.5
+
+
+def test_compile_seconds_measures_compilation() -> None:
+    """Does compile_seconds lower and compile a plain or jitted function?"""
+    assert timing.compile_seconds(lambda x: jnp.sin(x) * 2, jnp.ones(8)) > 0
+    assert timing.compile_seconds(jax.jit(jnp.cos), jnp.ones(8)) > 0
+
+
+def test_required_speedup_per_backend() -> None:
+    """Is there a threshold for each backend, and the CPU one used for unknown backends?"""
+    assert set(timing.REQUIRED_SPEEDUP) == {"cpu", "gpu", "tpu"}
+    assert timing.required_speedup("cpu") == timing.REQUIRED_SPEEDUP["cpu"]
+    assert timing.required_speedup("metal") == timing.REQUIRED_SPEEDUP["cpu"]
+
+
+def test_plot_timings_draws_one_bar_each() -> None:
+    """Does plot_timings draw a labelled bar per entry?"""
+    ax = timing.plot_timings({"eager": 0.004, "jit": 0.0004}, title="t")
+    assert len(ax.patches) == 2 and ax.get_title() == "t"
+
+
+def test_format_seconds() -> None:
+    """Are durations shown in µs, ms or s?"""
+    assert timing.format_seconds(2e-5) == "20 µs"
+    assert timing.format_seconds(0.0041) == "4.1 ms"
+    assert timing.format_seconds(2.3) == "2.30 s"
+
+
+def test_timing_tests_use_cpu_time_on_cpu() -> None:
+    """Do timing tests count process CPU time on the CPU backend and wall time elsewhere?"""
+    assert timing.timing_test_clock("cpu") is timing.CPU
+    assert timing.timing_test_clock("gpu") is timing.WALL
+    assert timing.timing_test_clock("tpu") is timing.WALL
+
+
+def test_cpu_clock_ignores_waiting() -> None:
+    """Does the CPU clock leave out time spent waiting (here, sleeping), unlike wall time?"""
+    wall = timing.time_call(_sleeper(0.01), rounds=2, target=0.001, clock=timing.WALL)
+    cpu = timing.time_call(_sleeper(0.01), rounds=2, target=0.001, clock=timing.CPU)
+    assert wall.median > 0.009 and cpu.median < 0.005

@@ -1,0 +1,8 @@
+# Sharp bit: assigning a global inside the function (it happens once, at trace time, under jit)
+CONFIG = {"scale": 2.0, "shift": 1.0}
+
+
+def affine(x, scale, shift):
+    global CONFIG
+    CONFIG = {"scale": scale, "shift": shift}
+    return CONFIG["scale"] * x + CONFIG["shift"]

@@ -1,0 +1,9 @@
+# Sharp bit: composing transformations wrongly: grad of the original f each time, not of the result
+import jax
+
+
+def nth_derivative(f, n):
+    g = f
+    for _ in range(n):
+        g = jax.grad(f)
+    return g

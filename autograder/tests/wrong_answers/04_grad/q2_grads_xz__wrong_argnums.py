@@ -1,0 +1,7 @@
+# Sharp bit: differentiating w.r.t. the wrong argnum (y at position 1 instead of z at position 2)
+import jax
+
+
+def grads_xz(f, x, y, z):
+    """Return (df/dx, df/dz) at (x, y, z)."""
+    return jax.grad(f, argnums=(0, 1))(x, y, z)

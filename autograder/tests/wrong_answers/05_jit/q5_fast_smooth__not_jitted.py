@@ -1,0 +1,4 @@
+# Sharp bit: unjitted function handed in as jitted (still one dispatch per operation)
+def build_fast_smooth():
+    """Return fast(x, steps): the same values as smooth(x, steps), as one compiled call."""
+    return smooth

@@ -1,0 +1,11 @@
+# Sharp bit: out_axes left at 0: the result comes back transposed, (n, k) instead of (k, n)
+import jax
+
+
+def matvec(m, v):
+    """One matrix (k, d) times one vector (d,) -> (k,)."""
+    return m @ v
+
+
+def batched_matvec(ms, vs):
+    return jax.vmap(matvec, in_axes=(0, 1))(ms, vs)
