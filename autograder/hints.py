@@ -44,6 +44,12 @@ _HINTS: list[tuple[str, str]] = [
     ("vmap got inconsistent sizes",
      "The mapped axes of `vmap`'s arguments have different sizes: check `in_axes`, and use "
      "`None` for arguments that are shared rather than batched."),
+    ("unbound axis name",
+     "A collective (psum, pmean, ...) names an axis that no enclosing pmap/shard_map/vmap "
+     "declared: pass `axis_name=` to `jax.pmap`, or use the mesh's axis name."),
+    ("enter your `jit` into a mesh context",
+     "Wrap the step in `jax.jit` (or set the mesh with `jax.set_mesh`) before taking "
+     "gradients through `shard_map`."),
     ("NotImplementedError", "Not attempted yet: replace `raise NotImplementedError()` with "
      "your answer, then run this cell again."),
 ]

@@ -55,10 +55,15 @@ def test_check_pure() -> None:
         print("x is", x)
         return x
 
+    def debug_prints(x):
+        jax.debug.print("x is {}", x)
+        return x * 2
+
     def mutates(x):
         x[0] = 5.0
         return jnp.asarray(x)
 
+    check_pure(debug_prints, jnp.ones(2))  # jax.debug.print is part of the program: fine
     with pytest.raises(AssertionError, match="assigns the global `_LAST`"):
         check_pure(writes_global, jnp.ones(2))
     with pytest.raises(AssertionError, match="prints from Python"):
@@ -94,3 +99,6 @@ def test_check_vectorised() -> None:
     assert jaxpr_size(looped, *make(16)) > jaxpr_size(looped, *make(2))
     with pytest.raises(AssertionError, match="loops over the batch"):
         check_vectorised(looped, make)
+    with pytest.raises(AssertionError, match="loops over the batch"):  # hidden inside jit
+        check_vectorised(jax.jit(looped), make)
+    check_vectorised(jax.jit(jax.vmap(per_example)), make)

@@ -1,0 +1,4 @@
+# Sharp bit: unjitted function handed in as jitted (the step still runs op by op)
+def build_train_step(step):
+    """Return a jitted version of step(params, velocity, x, y, lr, momentum)."""
+    return step
