@@ -148,6 +148,11 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
 # ---------------------------------------------------------------- nbgrader course directory
 
 _CONFIG = """\
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import GetGrades
+
+from autograder.preprocessors import HideTestSource
+
 c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = {course!r}
@@ -156,11 +161,8 @@ c.Execute.timeout = {timeout}
 c.Execute.kernel_name = "python3"
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 60
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
-    "autograder.preprocessors.HideTestSource",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-]
+# Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests.
+c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, CSSHTMLHeaderPreprocessor]
 """
 
 

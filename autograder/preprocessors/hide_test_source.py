@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
                      re.S | re.M)
@@ -18,6 +19,9 @@ _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TES
 
 class HideTestSource(Preprocessor):
     """Strip hidden test code and traceback frames from graded test cells."""
+
+    # nbconvert skips preprocessors that are not enabled; nbgrader's own default to on.
+    enabled = Bool(True).tag(config=True)
 
     def preprocess_cell(self, cell: Any, resources: dict, index: int) -> tuple[Any, dict]:
         meta = cell.metadata.get("nbgrader", {})

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 MARKER_PREFIX = "# answer-id:"
 _MARKER_RE = re.compile(r"^\s*#\s*answer-id:\s*([A-Za-z0-9_\-]+)")
@@ -31,6 +32,9 @@ def read_marker(source: str) -> str | None:
 
 class MarkAnswerCells(Preprocessor):
     """Prefix every nbgrader solution cell's source with its ``grade_id`` marker."""
+
+    # nbconvert skips preprocessors that are not enabled; nbgrader's own default to on.
+    enabled = Bool(True).tag(config=True)
 
     def preprocess_cell(self, cell: Any, resources: dict, index: int) -> tuple[Any, dict]:
         meta = cell.metadata.get("nbgrader", {})

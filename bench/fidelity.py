@@ -1,0 +1,179 @@
+"""Timing-test fidelity: how often the exercises' timing tests misjudge an answer.
+
+For each timing question, the question's real test cell runs ``runs`` times with the
+reference answer (a failure is a *false fail*) and ``runs`` times with a slow but correct
+answer (a pass is a *false pass*), once on an idle machine and once with every core kept busy
+by other processes. For the slow answer the non-timing checks (jitted? retraced? vectorised?)
+are switched off, so a pass means the timing check itself was fooled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.notebook import code_of, is_answer, nbgrader_meta, questions
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "autograder" / "tests" / "wrong_answers"
+# question -> the wrong answer that is numerically right but slow (the case a timing test
+# alone must catch)
+CASES = {
+    ("05_jit", "q5_fast_smooth"): "not_jitted",
+    ("07_vmap", "q5_fast_mlp"): "python_loop",
+    ("09_capstone", "q5_build_train_step"): "not_jitted",
+}
+_RATIO = re.compile(r"ran ([0-9.]+)x faster")
+_NON_TIMING = ("check_jitted", "check_no_retrace", "check_vectorised")
+
+
+def _burn() -> None:  # keeps one core busy until terminated
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy(processes: int):
+    """Keep ``processes`` cores busy with spinning processes for the duration."""
+    ctx = multiprocessing.get_context("spawn")
+    burners = [ctx.Process(target=_burn, daemon=True) for _ in range(processes)]
+    for p in burners:
+        p.start()
+    try:
+        yield
+    finally:
+        for p in burners:
+            p.terminate()
+            p.join()
+
+
+def _namespace_before_tests(chapter: str, answer_id: str) -> tuple[dict, str, str]:
+    """Run the source notebook up to the question's answer; return (namespace, answer, tests)."""
+    nb = nbformat.read(ROOT / "solutions" / f"{chapter}.ipynb", as_version=4)
+    tests_id = next(q.tests_id for q in questions(nb) if q.answer_id == answer_id)
+    ns: dict = {"__name__": "__main__"}
+    answer = tests = ""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        gid = nbgrader_meta(cell).get("grade_id")
+        if gid == tests_id:
+            tests = code_of(cell)
+            break
+        if is_answer(cell) and gid == answer_id:
+            answer = code_of(cell)
+            continue
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code_of(cell), f"{chapter} cell", "exec"), ns)
+    return ns, answer, tests
+
+
+def _run_tests(ns: dict, tests: str) -> tuple[bool, float | None, str]:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(tests, "tests", "exec"), ns)
+        passed, error = True, ""
+    except Exception as exc:  # noqa: BLE001
+        passed, error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    ratios = _RATIO.findall(out.getvalue())
+    return passed, (float(ratios[-1]) if ratios else None), error
+
+
+def measure(chapter: str, answer_id: str, slow_case: str, runs: int) -> dict[str, Any]:
+    """False fails of the reference and false passes of the slow answer over ``runs`` each."""
+    import autograder.jax_checks as checks
+
+    ns, reference, tests = _namespace_before_tests(chapter, answer_id)
+    result: dict[str, Any] = {}
+    slow_source = (FIXTURES / chapter / f"{answer_id}__{slow_case}.py").read_text()
+    originals = {name: getattr(checks, name) for name in _NON_TIMING}
+    for label, source, neutralise in (("reference", reference, False),
+                                      ("slow", slow_source, True)):
+        answer_ns = dict(ns)
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, label, "exec"), answer_ns)
+        speedups, outcomes, errors = [], [], []
+        try:
+            if neutralise:
+                for name in _NON_TIMING:
+                    setattr(checks, name, lambda *a, **k: None)
+            for _ in range(runs):
+                passed, ratio, error = _run_tests(dict(answer_ns), tests)
+                outcomes.append(passed)
+                if ratio is not None:
+                    speedups.append(ratio)
+                if error:
+                    errors.append(error)
+        finally:
+            for name, fn in originals.items():
+                setattr(checks, name, fn)
+        result[label] = {"runs": runs, "passed": sum(outcomes), "speedups": speedups,
+                         "errors": sorted(set(errors))[:5]}
+    result["false_fail"] = runs - result["reference"]["passed"]
+    result["false_pass"] = result["slow"]["passed"]
+    return result
+
+
+def run(runs: int = 100, busy_cores: int | None = None,
+        cases: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
+    """Each timing question (default: all), idle then busy; results by condition, question."""
+    cases = cases or CASES
+    import os
+
+    from autograder.progress import Progress
+    from autograder.timing import required_speedup
+
+    cores = busy_cores or os.cpu_count() or 2
+    results: dict[str, Any] = {"runs": runs, "busy_cores": cores,
+                               "required": required_speedup(), "conditions": {}}
+    bar = Progress(2 * len(cases), "timing-test fidelity (question x condition)")
+    for condition in ("idle", "busy"):
+        per_question = {}
+        start = time.perf_counter()
+        with busy(cores) if condition == "busy" else contextlib.nullcontext():
+            for (chapter, answer_id), slow in cases.items():
+                per_question[f"{chapter}/{answer_id}"] = measure(chapter, answer_id, slow, runs)
+                bar.advance()
+        results["conditions"][condition] = {"seconds": round(time.perf_counter() - start, 1),
+                                            "questions": per_question}
+    bar.done()
+    return results
+
+
+def plot(results: dict[str, Any], path: Path) -> None:
+    """Measured speedups of reference and slow answers against the required threshold."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    conditions = results["conditions"]
+    names = list(next(iter(conditions.values()))["questions"])
+    fig, axes = plt.subplots(1, len(conditions), figsize=(11, 4), sharey=True)
+    for ax, (condition, data) in zip(axes, conditions.items(), strict=True):
+        for i, name in enumerate(names):
+            q = data["questions"][name]
+            for offset, label, color in ((-0.15, "reference", "tab:blue"),
+                                         (0.15, "slow", "tab:red")):
+                values = q[label]["speedups"]
+                ax.scatter([i + offset] * len(values), values, s=8, alpha=0.4, color=color,
+                           label=f"{label} answer" if i == 0 else None)
+        ax.axhline(results["required"], color="black", linestyle="--",
+                   label=f"required {results['required']}x")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(names)), [n.split("/")[0] for n in names])
+        ax.set_title(f"{condition} machine")
+        ax.set_ylabel("measured speedup over the reference (log)")
+    axes[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle(f"Timing tests: {results['runs']} runs per answer and condition")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
