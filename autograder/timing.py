@@ -19,6 +19,8 @@ work happens off the CPU, so wall time is used there.
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -208,13 +210,17 @@ def check_speedup(
     what: str = "your function",
     reference: str = "the reference",
     attempts: int = 2,
+    rounds: int = 7,
+    warmup: int = 1,
     **kwargs: Any,
 ) -> Speedup:
     """A timing test: ``fast`` must beat ``slow`` by ``required`` (default: per backend).
 
     Prints the measured speedup for the learner. A first measurement below the bar is
     repeated once (``attempts``) before failing, so a momentary load spike does not fail a
-    correct answer; a slow answer stays slow on every attempt.
+    correct answer; a slow answer stays slow on every attempt. Seven interleaved rounds are
+    plenty when the workloads give a correct answer ten times the required margin, and keep
+    a slow answer's test (which runs the slow code on both sides, twice) to about a second.
 
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``.
@@ -223,7 +229,8 @@ def check_speedup(
     clock = kwargs.pop("clock", None) or timing_test_clock()
     result = None
     for _ in range(max(1, attempts)):
-        result = speedup(fast, slow, *args, names=(what, reference), clock=clock, **kwargs)
+        result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
+                         rounds=rounds, warmup=warmup, **kwargs)
         if result.ratio >= bar:
             break
     assert result is not None
@@ -237,15 +244,31 @@ def check_speedup(
     return result
 
 
+def record_timings(title: str, seconds: Mapping[str, float]) -> None:
+    """Append ``{"title", "seconds", "backend", "devices"}`` to ``$LEARN_JAX_TIMINGS``, if set."""
+    target = os.environ.get("LEARN_JAX_TIMINGS")
+    if not target:
+        return
+    import jax
+
+    line = {"title": title, "seconds": dict(seconds), "backend": jax.default_backend(),
+            "devices": jax.device_count(), "device_kind": jax.devices()[0].device_kind}
+    with open(target, "a") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
 def plot_timings(timings: Mapping[str, Timing | float], title: str = "", ax: Any = None) -> Any:
     """Bar chart of median seconds per call, labelled with each bar's time and speedup.
 
     The slowest entry is the baseline for the ``N.Nx`` labels. Returns the matplotlib Axes.
+    When the environment variable ``LEARN_JAX_TIMINGS`` names a file, the plotted numbers are
+    also appended to it as one JSON line (the benchmarks collect the chapters' speedups so).
     """
     import matplotlib.pyplot as plt
 
     names = list(timings)
     values = [t.median if isinstance(t, Timing) else float(t) for t in timings.values()]
+    record_timings(title, dict(zip(names, values, strict=True)))
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 0.6 + 0.5 * len(names)))
     scale, unit = (1e3, "ms") if max(values) < 1 else (1.0, "s")

@@ -1,10 +1,12 @@
 """Timing-test fidelity: how often the exercises' timing tests misjudge an answer.
 
-For each timing question, the question's real test cell runs ``runs`` times with the
-reference answer (a failure is a *false fail*) and ``runs`` times with a slow but correct
-answer (a pass is a *false pass*), once on an idle machine and once with every core kept busy
-by other processes. For the slow answer the non-timing checks (jitted? retraced? vectorised?)
-are switched off, so a pass means the timing check itself was fooled.
+For each timing question, the question's timing test runs ``runs`` times with the reference
+answer (a failure is a *false fail*) and ``runs`` times with a slow but correct answer (a
+pass is a *false pass*), once on an idle machine and once with every core kept busy by other
+processes. The test cell runs once per answer, recording the ``check_speedup`` calls it makes;
+each run repeats those calls through the real check (same functions, inputs, threshold,
+rounds and second attempt). For the slow answer the non-timing checks (jitted? retraced?
+vectorised?) are switched off, so a pass means the timing check itself was fooled.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ CASES = {
     ("09_capstone", "q5_build_train_step"): "not_jitted",
 }
 _RATIO = re.compile(r"ran ([0-9.]+)x faster")
-_NON_TIMING = ("check_jitted", "check_no_retrace", "check_vectorised")
+_NON_TIMING = ("check_jitted", "check_no_retrace", "check_vectorised", "cache_size")
 
 
 def _burn() -> None:  # keeps one core busy until terminated
@@ -75,48 +77,89 @@ def _namespace_before_tests(chapter: str, answer_id: str) -> tuple[dict, str, st
     return ns, answer, tests
 
 
-def _run_tests(ns: dict, tests: str) -> tuple[bool, float | None, str]:
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(compile(tests, "tests", "exec"), ns)
-        passed, error = True, ""
-    except Exception as exc:  # noqa: BLE001
-        passed, error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    ratios = _RATIO.findall(out.getvalue())
-    return passed, (float(ratios[-1]) if ratios else None), error
+def _record_timing_calls(ns: dict, tests: str, neutralise: bool) -> tuple[list, str]:
+    """Run the test cell once with ``check_speedup`` recording its calls instead of timing.
 
-
-def measure(chapter: str, answer_id: str, slow_case: str, runs: int) -> dict[str, Any]:
-    """False fails of the reference and false passes of the slow answer over ``runs`` each."""
+    Returns the recorded ``(args, kwargs)`` of each call and the cell's error, if any. With
+    ``neutralise`` the non-timing checks pass whatever they are given, so the slow answer's
+    cell reaches its timing calls.
+    """
     import autograder.jax_checks as checks
+    import autograder.timing as timing
 
+    calls: list[tuple[tuple, dict]] = []
+    patched = {(timing, "check_speedup"): lambda *a, **k: calls.append((a, k))}
+    if neutralise:
+        patched.update({(checks, name): (lambda *a, **k: 0) for name in _NON_TIMING})
+    originals = {key: getattr(*key) for key in patched}
+    error = ""
+    try:
+        for (module, name), fn in patched.items():
+            setattr(module, name, fn)
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(tests, "tests", "exec"), dict(ns))
+    except Exception as exc:  # noqa: BLE001
+        error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    finally:
+        for (module, name), fn in originals.items():
+            setattr(module, name, fn)
+    return calls, error
+
+
+def _replay(calls: list) -> tuple[bool, list[float]]:
+    """One run of the question's timing test: every recorded call, through the real check."""
+    from autograder.timing import check_speedup
+
+    passed, ratios = True, []
+    for args, kwargs in calls:
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                check_speedup(*args, **kwargs)
+        except AssertionError:
+            passed = False
+        ratios += [float(r) for r in _RATIO.findall(out.getvalue())]
+    return passed, ratios
+
+
+def prepare(chapter: str, answer_id: str, slow_case: str) -> dict[str, tuple[list, str]]:
+    """Record the question's timing calls for the reference and the slow answer.
+
+    The question's test cell runs once per answer, recording its ``check_speedup`` calls
+    (functions, inputs, options); :func:`measure` then repeats exactly those calls through
+    the real ``check_speedup``, with its threshold, rounds and second attempt.
+    """
     ns, reference, tests = _namespace_before_tests(chapter, answer_id)
-    result: dict[str, Any] = {}
     slow_source = (FIXTURES / chapter / f"{answer_id}__{slow_case}.py").read_text()
-    originals = {name: getattr(checks, name) for name in _NON_TIMING}
+    prepared = {}
     for label, source, neutralise in (("reference", reference, False),
                                       ("slow", slow_source, True)):
         answer_ns = dict(ns)
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(source, label, "exec"), answer_ns)
-        speedups, outcomes, errors = [], [], []
-        try:
-            if neutralise:
-                for name in _NON_TIMING:
-                    setattr(checks, name, lambda *a, **k: None)
-            for _ in range(runs):
-                passed, ratio, error = _run_tests(dict(answer_ns), tests)
-                outcomes.append(passed)
-                if ratio is not None:
-                    speedups.append(ratio)
-                if error:
-                    errors.append(error)
-        finally:
-            for name, fn in originals.items():
-                setattr(checks, name, fn)
-        result[label] = {"runs": runs, "passed": sum(outcomes), "speedups": speedups,
-                         "errors": sorted(set(errors))[:5]}
+        calls, error = _record_timing_calls(answer_ns, tests, neutralise)
+        if not calls:
+            raise RuntimeError(f"{chapter} {answer_id} ({label} answer): the test cell made "
+                               f"no timing call ({error or 'no error'})")
+        prepared[label] = (calls, error)
+    return prepared
+
+
+def measure(prepared: dict[str, tuple[list, str]], runs: int,
+            advance: Any = None) -> dict[str, Any]:
+    """False fails of the reference and false passes of the slow answer over ``runs`` each."""
+    result: dict[str, Any] = {}
+    for label, (calls, error) in prepared.items():
+        outcomes, speedups, start = [], [], time.perf_counter()
+        for _ in range(runs):
+            passed, ratios = _replay(calls)
+            outcomes.append(passed)
+            speedups += ratios
+        result[label] = {"runs": runs, "passed": sum(outcomes),
+                         "timing_calls_per_run": len(calls), "speedups": speedups,
+                         "cell_error": error, "seconds": round(time.perf_counter() - start, 1)}
+        if advance:
+            advance()
     result["false_fail"] = runs - result["reference"]["passed"]
     result["false_pass"] = result["slow"]["passed"]
     return result
@@ -125,23 +168,25 @@ def measure(chapter: str, answer_id: str, slow_case: str, runs: int) -> dict[str
 def run(runs: int = 100, busy_cores: int | None = None,
         cases: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
     """Each timing question (default: all), idle then busy; results by condition, question."""
-    cases = cases or CASES
     import os
 
     from autograder.progress import Progress
     from autograder.timing import required_speedup
 
+    cases = cases or CASES
     cores = busy_cores or os.cpu_count() or 2
-    results: dict[str, Any] = {"runs": runs, "busy_cores": cores,
-                               "required": required_speedup(), "conditions": {}}
-    bar = Progress(2 * len(cases), "timing-test fidelity (question x condition)")
+    results: dict[str, Any] = {
+        "runs": runs, "busy_cores": cores, "required": required_speedup(),
+        "method": "each run repeats the question's check_speedup calls as its test cell makes "
+                  "them (functions, inputs, threshold, rounds, second attempt)",
+        "conditions": {}}
+    prepared = {f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
+                for (chapter, answer_id), slow in cases.items()}
+    bar = Progress(2 * 2 * len(cases), f"x {runs} timing-test runs (idle, then busy)")
     for condition in ("idle", "busy"):
-        per_question = {}
         start = time.perf_counter()
         with busy(cores) if condition == "busy" else contextlib.nullcontext():
-            for (chapter, answer_id), slow in cases.items():
-                per_question[f"{chapter}/{answer_id}"] = measure(chapter, answer_id, slow, runs)
-                bar.advance()
+            per_question = {name: measure(p, runs, bar.advance) for name, p in prepared.items()}
         results["conditions"][condition] = {"seconds": round(time.perf_counter() - start, 1),
                                             "questions": per_question}
     bar.done()

@@ -1,49 +1,97 @@
 """`make bench`: run the benchmarks and write bench/results/<name>.json and .png.
 
-    python -m bench.run                 # everything, full sizes
-    python -m bench.run --only fidelity # one benchmark
+    python -m bench.run                   # everything, full sizes
+    python -m bench.run --only fidelity   # one benchmark (or several, comma-separated)
     python -m bench.run --tiny --out DIR  # a quick check that they run (make test uses it)
+
+Benchmarks: throughput (grading), fidelity (timing tests), build (the book), speedups (the
+chapters' timing charts, and a large matrix product).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
-from bench import build, common, fidelity
+from bench import build, common, fidelity, report, speedups, throughput
+
+NAMES = ("throughput", "fidelity", "build", "speedups")
+
+
+def _throughput(tiny: bool, out: Path) -> None:
+    data = (throughput.run(size=2, chapters=["02_pure_functions"]) if tiny
+            else throughput.run(size=40))
+    throughput.plot(data, out / "grading_throughput.png")
+    print(f"  (b)/(a) time {data['throughput_b_over_a_time']} (target <= 1.15), (c) is "
+          f"{data['throughput_c_speedup_over_a']}x (a) (target >= 1.7), scores agree: "
+          f"{data['scores_agree']} -> {common.save('grading_throughput', data, out)}")
+
+
+def _fidelity(tiny: bool, out: Path) -> None:
+    cases = dict(list(fidelity.CASES.items())[:1]) if tiny else None
+    data = fidelity.run(runs=2 if tiny else 100, cases=cases)
+    path = common.save("timing_fidelity", data, out)
+    fidelity.plot(data, out / "timing_fidelity.png")
+    for condition, c in data["conditions"].items():
+        for name, q in c["questions"].items():
+            print(f"  {condition:5s} {name}: false_fail {q['false_fail']}/{data['runs']}, "
+                  f"false_pass {q['false_pass']}/{data['runs']}")
+    print(f"  -> {path}")
+
+
+def _build(tiny: bool, out: Path) -> None:
+    if tiny:
+        print("  (skipped at tiny size: it is the book build make test already runs)")
+        return
+    data = build.run()
+    build.plot(data, out / "book_build.png")
+    print(f"  clean {data['clean_build_seconds']} s, rebuild {data['rebuild_seconds']} s"
+          f" -> {common.save('book_build', data, out)}")
+
+
+def _speedups(tiny: bool, out: Path) -> None:
+    data = speedups.run(chapters=["01_arrays"] if tiny else None)
+    speedups.plot(data, out / "course_speedups.png")
+    m = data["matmul"]
+    print(f"  matmul {m['n']}x{m['n']} {m['dtype']}: {m['tflops']} TFLOP/s on "
+          f"{m['device_kind']} -> {common.save('course_speedups', data, out)}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the chosen benchmarks; exit 0 when each ran."""
+    """Run the chosen benchmarks; exit 0 when each ran, 2 on a usage error."""
     parser = argparse.ArgumentParser(prog="python -m bench.run")
-    parser.add_argument("--only", default="fidelity,build",
-                        help="comma-separated: fidelity, build (default: all)")
+    parser.add_argument("--only", default=",".join(NAMES),
+                        help=f"comma-separated, from: {', '.join(NAMES)} (default: all)")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes, to check they run")
     parser.add_argument("--out", type=Path, default=common.RESULTS)
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
-    unknown = set(chosen) - {"fidelity", "build"}
+    unknown = set(chosen) - set(NAMES)
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; "
+              f"known: {', '.join(NAMES)}", file=sys.stderr)
         return 2
-    if "fidelity" in chosen:
-        print("timing-test fidelity ...", flush=True)
-        tiny_cases = dict(list(fidelity.CASES.items())[:1])
-        data = fidelity.run(runs=2, cases=tiny_cases) if args.tiny else fidelity.run(runs=100)
-        path = common.save("timing_fidelity", data, args.out)
-        fidelity.plot(data, args.out / "timing_fidelity.png")
-        for condition, c in data["conditions"].items():
-            for name, q in c["questions"].items():
-                print(f"  {condition:5s} {name}: false_fail {q['false_fail']}/{data['runs']}, "
-                      f"false_pass {q['false_pass']}/{data['runs']}")
-        print(f"  -> {path}")
-    if "build" in chosen and not args.tiny:
-        print("book build ...", flush=True)
-        data = build.run()
-        build.plot(data, args.out / "book_build.png")
-        print(f"  clean {data['clean_build_seconds']} s, rebuild {data['rebuild_seconds']} s"
-              f" -> {common.save('book_build', data, args.out)}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    runners = {"throughput": _throughput, "fidelity": _fidelity, "build": _build,
+               "speedups": _speedups}
+    start = time.perf_counter()
+    seconds = {}
+    for name in NAMES:
+        if name in chosen:
+            print(f"{name} ...", flush=True)
+            began = time.perf_counter()
+            runners[name](args.tiny, args.out)
+            seconds[name] = round(time.perf_counter() - began, 1)
+            print(f"  {name}: {seconds[name]:.0f} s", flush=True)
+    total = time.perf_counter() - start
+    print(f"benchmarks done in {total / 60:.1f} min")
+    if set(chosen) == set(NAMES) and not args.tiny:
+        common.save("bench_run", {"seconds": seconds, "total_minutes": round(total / 60, 1),
+                                  "target_minutes": 30}, args.out)
+    if not args.tiny and args.out.resolve() == common.RESULTS.resolve():
+        report.main([])  # the book's Performance page shows what was just measured
     return 0
 
 

@@ -1,21 +1,83 @@
-"""Tests of bench/: the benchmarks run at tiny sizes and write their JSON and plots."""
+"""Tests of bench/: the benchmarks run at tiny sizes, write JSON and plots, and feed the page."""
 
 import json
 from pathlib import Path
 
+import pytest
+
+from bench import report
 from bench.run import main
+from bench.throughput import submission
 
 
-def test_fidelity_benchmark_runs_tiny(tmp_path: Path) -> None:
-    """Does `python -m bench.run --tiny` write a result with false_fail/false_pass and a plot?"""
-    assert main(["--tiny", "--only", "fidelity", "--out", str(tmp_path)]) == 0
-    data = json.loads((tmp_path / "timing_fidelity.json").read_text())
-    assert data["environment"]["packages"]["jax"] and data["environment"]["cpu_count"]
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    """Every benchmark at its tiny size, into one folder."""
+    out = tmp_path_factory.mktemp("bench")
+    assert main(["--tiny", "--out", str(out)]) == 0
+    return out
+
+
+def _saved(folder: Path, name: str) -> dict:
+    data = json.loads((folder / f"{name}.json").read_text())
+    env = data["environment"]
+    assert env["packages"]["jax"] and env["cpu_count"] and env["devices"] and env["date"]
+    assert (folder / f"{name}.png").stat().st_size > 5_000
+    return data
+
+
+def test_fidelity_records_false_fails_and_passes(tiny: Path) -> None:
+    """Does the fidelity run report false_fail/false_pass per question and condition?"""
+    data = _saved(tiny, "timing_fidelity")
     for condition in ("idle", "busy"):
         for q in data["conditions"][condition]["questions"].values():
             assert {"false_fail", "false_pass"} <= set(q)
             assert q["reference"]["runs"] == 2 and q["reference"]["speedups"]
-    assert (tmp_path / "timing_fidelity.png").stat().st_size > 5_000
+            assert q["reference"]["timing_calls_per_run"] >= 1
+
+
+def test_throughput_ways_agree_on_scores(tiny: Path) -> None:
+    """Do the three ways of grading a tiny batch agree on scores, with a rate for each?"""
+    data = _saved(tiny, "grading_throughput")
+    assert data["scores_agree"], data["scores_differ"]
+    assert data["total_score"] > 0  # the correct submission earned points
+    assert all(w["throughput_per_minute"] > 0 for w in data["ways"].values())
+
+
+def test_speedups_collect_every_chart_of_a_chapter(tiny: Path) -> None:
+    """Does executing a chapter collect each of its timing charts, with speedups?"""
+    data = _saved(tiny, "course_speedups")
+    charts = data["chapters"]["01_arrays"]
+    assert len(charts) == 3  # 01_arrays draws three timing charts
+    assert all(max(c["speedup_over_slowest"].values()) > 1 for c in charts)
+    assert data["matmul"]["tflops"] > 0
+
+
+def test_page_shows_what_each_result_says(tiny: Path) -> None:
+    """Does the Performance page quote the results' numbers, and say what is unmeasured?"""
+    page = report.render(tiny)
+    rate = json.loads((tiny / "grading_throughput.json").read_text())["ways"]
+    assert f"{rate['b_grade_jobs_1']['throughput_per_minute']:g}" in page
+    assert "../bench/results/timing_fidelity.png" in page
+    assert "## Book build\n\nNot measured yet" in page  # skipped at tiny size
+
+
+def test_committed_page_matches_committed_results() -> None:
+    """Is book/performance.md what bench/results/ says (python -m bench.report --check)?"""
+    assert report.main(["--check"]) == 0
+
+
+@pytest.mark.parametrize("kind", ["correct", "partial", "wrong", "stub"])
+def test_batch_submissions_fill_answers_as_named(kind: str) -> None:
+    """Are a batch submission's answer cells the source's answers, stubs or wrong fixtures?"""
+    nb = submission("05_jit", kind)
+    answers = [c.source for c in nb.cells if "nbgrader" in c.metadata
+               and c.metadata["nbgrader"].get("solution")]
+    stubs = sum("NotImplementedError" in a for a in answers)
+    assert all("### BEGIN SOLUTION" not in a for a in answers)
+    expected = {"correct": 0, "partial": len(answers) - len(answers) // 2, "wrong": 0,
+                "stub": len(answers)}[kind]
+    assert stubs == expected
 
 
 def test_unknown_benchmark_is_a_usage_error(tmp_path: Path) -> None:

@@ -1,0 +1,128 @@
+"""ExecuteWithLimits: nbgrader's Execute with a notebook deadline and an output budget.
+
+nbgrader's ``Execute`` limits each cell's time but not the notebook's, stops the whole
+autograde when the kernel dies (``sys.exit``, ``os._exit``, a killed kernel, out of memory),
+and keeps every byte a cell prints until ``LimitOutput`` trims lines (one 200 MB line stays
+200 MB). This subclass gives each cell at most the time left before the notebook's deadline,
+and once the deadline has passed or the kernel has died it executes nothing more: the
+remaining code cells get an error output, so questions answered before keep their points.
+Each cell keeps at most ``max_output_bytes`` of output; later output is dropped as it
+arrives, so it never accumulates in the grader's memory.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from time import monotonic
+from typing import Any
+
+from nbclient.client import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Integer
+
+from autograder.proof import MIME
+
+NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
+KERNEL_DIED_NAME = "KernelDiedError"
+
+
+def error_output(ename: str, evalue: str) -> NotebookNode:
+    """An nbformat error output."""
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                        traceback=[f"{ename}: {evalue}"])
+
+
+class ExecuteWithLimits(Execute):
+    """Execute cells within a per-notebook deadline and a per-cell output budget."""
+
+    notebook_timeout = Integer(
+        600, help="seconds the whole notebook may run; later cells are not run").tag(config=True)
+    max_output_bytes = Integer(
+        100_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
+
+    def create_kernel_manager(self) -> Any:
+        """nbclient's kernel manager; for IPC, with its files in a fresh directory of its own.
+
+        The sandboxed kernel (:mod:`autograder.sandbox`) sees only that directory, and
+        writes its sockets there.
+        """
+        km = super().create_kernel_manager()
+        if km.transport == "ipc":
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            from autograder.sandbox import new_kernel_dir
+
+            home = new_kernel_dir(Path(jupyter_runtime_dir()))
+            km.connection_file = str(home / "kernel.json")
+            km.ip = str(home / "ipc")
+        return km
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None
+                   ) -> tuple[NotebookNode, dict]:
+        """Execute ``nb`` like nbconvert's ExecutePreprocessor, within the limits."""
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        self._output_bytes: dict[int, int] = {}
+        deadline = monotonic() + self.notebook_timeout
+        stopped: NotebookNode | None = None
+        with self.setup_kernel():
+            assert self.kc
+            info_msg = self.wait_for_reply(self.kc.kernel_info())
+            assert info_msg
+            self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            for index, cell in enumerate(self.nb.cells):
+                if cell.cell_type != "code" or not cell.source.strip():
+                    continue
+                left = deadline - monotonic()
+                if stopped is None and left <= 0:
+                    stopped = error_output(NOTEBOOK_TIMEOUT_NAME, "the notebook ran out of time "
+                                           f"({self.notebook_timeout} s); this cell was not run")
+                if stopped is not None:
+                    cell.outputs = [stopped]
+                    continue
+                cell_timeout = max(1, min(self.timeout or math.inf, math.ceil(left)))
+                self.timeout_func = lambda _cell, t=cell_timeout: t
+                try:
+                    self.preprocess_cell(cell, resources, index)
+                except DeadKernelError:
+                    cell.outputs.append(error_output(
+                        KERNEL_DIED_NAME, "the kernel stopped while running this cell (it "
+                        "exited, was killed, or ran out of memory)"))
+                    stopped = error_output(KERNEL_DIED_NAME, "the kernel had stopped; this "
+                                           "cell was not run")
+                except CellTimeoutError as exc:
+                    cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
+        self.set_widgets_metadata()
+        return self.nb, self.resources
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int
+               ) -> NotebookNode | None:
+        """Keep an output only while the cell's output budget lasts (proofs always)."""
+        content = msg.get("content", {})
+        data = content.get("data", {}) if isinstance(content.get("data"), dict) else {}
+        size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
+        if MIME in data and size < 1_000:  # a proof token is short; spam is not exempt
+            return super().output(outs, msg, display_id, cell_index)
+        size += sum(len(str(t)) for t in content.get("traceback", []) or [])
+        used = self._output_bytes.get(cell_index, 0)
+        self._output_bytes[cell_index] = used + size
+        limit = self.max_output_bytes
+        if used + size <= limit:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= limit:  # the first output over budget: keep its head and a note
+            note = f"\n... output truncated: cells may print at most {limit} bytes ...\n"
+            if msg.get("msg_type") == "stream":
+                text = str(content.get("text", ""))[: max(0, limit - used)] + note
+                msg = {**msg, "content": {**content, "text": text}}
+            else:
+                msg = {**msg, "msg_type": "stream",
+                       "content": {"name": "stderr", "text": note}}
+            return super().output(outs, msg, display_id, cell_index)
+        if msg.get("msg_type") == "error":  # keep the exception itself, without traceback
+            msg = {**msg, "content": {**content, "traceback": []}}
+            return super().output(outs, msg, display_id, cell_index)
+        return None

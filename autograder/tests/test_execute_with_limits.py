@@ -1,0 +1,46 @@
+"""Tests of autograder.preprocessors.execute_with_limits: deadlines, dead kernels, output."""
+
+import nbformat
+
+from autograder.preprocessors.execute_with_limits import (
+    KERNEL_DIED_NAME,
+    NOTEBOOK_TIMEOUT_NAME,
+    ExecuteWithLimits,
+)
+
+
+def _run(*sources: str, **limits) -> list:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    ExecuteWithLimits(kernel_name="python3", **limits).preprocess(nb, {"metadata": {}})
+    return [cell.outputs for cell in nb.cells]
+
+
+def _errors(outputs: list) -> list[str]:
+    return [o["ename"] for o in outputs if o["output_type"] == "error"]
+
+
+def test_a_dead_kernel_stops_the_run_but_keeps_earlier_cells() -> None:
+    """After os._exit, is the dying cell and every later one an error, and the first intact?"""
+    first, dying, later = _run("print('answered')", "import os\nos._exit(3)", "print('never')",
+                               timeout=60)
+    assert first[0]["text"] == "answered\n" and not _errors(first)
+    assert _errors(dying) == [KERNEL_DIED_NAME]
+    assert _errors(later) == [KERNEL_DIED_NAME]
+    assert "not run" in later[0]["evalue"]
+
+
+def test_cells_after_the_notebook_deadline_are_not_run() -> None:
+    """With a 4 s notebook limit, does a 10 s cell time out and the next one not run?"""
+    first, slow, later = _run("print('quick')", "import time\ntime.sleep(10)", "print('late')",
+                              timeout=60, notebook_timeout=4)
+    assert not _errors(first)
+    assert "CellTimeoutError" in _errors(slow)  # after the interrupt's KeyboardInterrupt
+    assert _errors(later) == [NOTEBOOK_TIMEOUT_NAME]
+
+
+def test_a_huge_print_keeps_only_the_budget() -> None:
+    """Does a 20 MB print leave at most the byte budget (plus a note) in the cell?"""
+    (outputs,) = _run("for _ in range(200):\n    print('x' * 100_000)", timeout=60,
+                      max_output_bytes=50_000)
+    text = "".join(o.get("text", "") for o in outputs)
+    assert 50_000 <= len(text) < 51_000 and "output truncated" in text

@@ -1,0 +1,262 @@
+"""A corpus of hostile submissions, graded in one batch with honest ones mixed in.
+
+Each case is the tiny course's correct submission with question 1's answer replaced by the
+source in ``ANSWERS`` (question 2 stays correct and is worth 3 of the 5 points), or a broken
+file from ``BAD_FILES``. The cases are written to a temporary folder, one folder per case
+named for it, at test time: several need paths of this machine (the repository's
+``solutions/``, a canary file), which must not be committed.
+
+Isolation cases run strictly when ``LEARN_JAX_REQUIRE_SANDBOX=1`` (as in CI); elsewhere, when
+bubblewrap does not work, they are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.__main__ import main
+from autograder.grade import isolation
+from autograder.notebook import nbgrader_meta
+from autograder.release import ROOT
+from autograder.tests.conftest import FIXTURES
+
+CORRECT_Q1 = "def double(x):\n    return 2 * x\n"
+WRONG_Q1 = "def double(x):\n    return x\n"
+# case -> (answer to question 1, expected score, expected q1 status); q2 is correct (3 points)
+ANSWERS: dict[str, tuple[str, float, str]] = {
+    "input-transformer": (CORRECT_Q1 + "get_ipython().input_transformers_post.append("
+                          "lambda lines: lines)\n", 3, "failed"),
+    "custom-exception-handler": (WRONG_Q1 + "get_ipython().set_custom_exc((Exception,), "
+                                 "lambda *a, **k: None)\n", 3, "failed"),
+    "silenced-tracebacks": (WRONG_Q1 + "import sys\nsys.excepthook = lambda *a: None\n",
+                            3, "failed"),
+    "xmode-magic": (WRONG_Q1 + "%xmode Minimal\n", 3, "failed"),
+    "patch-time": (CORRECT_Q1 + "import time\ntime.perf_counter = lambda: 0.0\n", 3, "failed"),
+    "patch-jit": (WRONG_Q1 + "import jax\njax.jit = lambda f, **k: f\n", 3, "failed"),
+    "patch-builtins": (WRONG_Q1 + "import builtins\nbuiltins.AssertionError = type("
+                       "'X', (BaseException,), {})\n", 3, "failed"),
+    "patch-check-helper": (WRONG_Q1 + "import autograder.compare\nautograder.compare."
+                           "check_array = lambda *a, **k: None\n", 3, "failed"),
+    "patch-helper-by-setattr": (WRONG_Q1 + "setattr(check_array, '__code__', "
+                                "(lambda *a, **k: None).__code__)\n", 3, "failed"),
+    "sys-exit": (WRONG_Q1 + "import sys\nsys.exit(0)\n", 3, "failed"),
+    "os-exit": (WRONG_Q1 + "import os\nos._exit(0)\n", 3, "failed"),
+    "kill-own-kernel": (WRONG_Q1 + "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+                        3, "failed"),
+    "kill-parent": (WRONG_Q1 + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
+                    3, "failed"),
+    "fake-result-file": (WRONG_Q1 + "open('result.json', 'w').write('{\"score\": 5}')\n",
+                         3, "failed"),
+    "network": (CORRECT_Q1 + "import socket\nsocket.create_connection(('1.1.1.1', 80))\n",
+                3, "failed"),
+    "fork-bomb": (CORRECT_Q1 + "import os\nwhile True:\n    os.fork()\n", 3, "failed"),
+    "spoofed-proof": (WRONG_Q1 + "display({'application/x-learn-jax-proof': "
+                      "'q1_double_tests 0123456789abcdef0123456789abcdef'}, raw=True)\n",
+                      3, "failed"),
+    "infinite-loop": ("while True:\n    pass\n" + CORRECT_Q1, 3, "error"),
+    "huge-output": (CORRECT_Q1 + "print('x' * 200_000_000)\n", 5, "passed"),
+}
+# Cases that need the sandbox to be defended (the code is not screened out).
+SANDBOXED: dict[str, tuple[str, float, str]] = {
+    # {solution} and {canary} are filled in at test time.
+    "read-solutions-absolute": ("try:\n    SECRET = open({solution!r}).read()\nexcept OSError:"
+                                "\n    SECRET = None\ndef double(x):\n    return 2 * x if "
+                                "SECRET else x\n", 3, "failed"),
+    "read-solutions-relative": ("try:\n    SECRET = open('../../../../solutions/05_jit.ipynb')"
+                                ".read()\nexcept OSError:\n    SECRET = None\ndef double(x):\n"
+                                "    return 2 * x if SECRET else x\n", 3, "failed"),
+    "write-outside-scratch": ("try:\n    open({canary!r}, 'w').write('owned')\nexcept OSError:"
+                              "\n    pass\n" + CORRECT_Q1, 5, "passed"),
+    "memory-hog": ("hog = bytearray(8 * 2**30)\n" + CORRECT_Q1, 3, "failed"),
+}
+SLOW = "while True:\n    pass\n"  # three such cells run into the notebook's deadline
+BAD_FILES = {  # case -> (file name, expected message fragment)
+    "huge-file": ("00_tiny.ipynb", "MB are not graded"),
+    "format-v2": ("00_tiny.ipynb", "format version 2 is not supported"),
+    "unknown-assignment": ("99_nope.ipynb", "unknown assignment '99_nope'"),
+}
+HONEST = {"correct": 5, "partial": 3, "empty-stub": 0}
+HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - 2  # deadline, duplicate
+
+
+def _with_q1(source: str) -> nbformat.NotebookNode:
+    nb = nbformat.read(FIXTURES / "submissions" / "correct.ipynb", as_version=4)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade_id") == "q1_double":
+            cell.source = f"# answer-id: q1_double\n{source}"
+    return nb
+
+
+def _write(folder: Path, nb: nbformat.NotebookNode, name: str = "00_tiny.ipynb") -> None:
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / name)
+
+
+def _corpus(root: Path, canary: Path) -> None:
+    solution = str(ROOT / "solutions" / "05_jit.ipynb")
+    for case, (source, _, _) in ANSWERS.items():
+        _write(root / case, _with_q1(source))
+    for case, (source, _, _) in SANDBOXED.items():
+        _write(root / case, _with_q1(source.format(solution=solution, canary=str(canary))))
+    slow = _with_q1(CORRECT_Q1)
+    at = next(i for i, c in enumerate(slow.cells) if "q1_double" in c.source)
+    slow.cells[at + 1:at + 1] = [nbformat.v4.new_code_cell(SLOW) for _ in range(3)]
+    _write(root / "slow-cells", slow)
+    (root / "huge-file").mkdir()
+    text = nbformat.writes(_with_q1(CORRECT_Q1))
+    (root / "huge-file" / "00_tiny.ipynb").write_text(
+        text[:-2] + ', "padding": "' + "x" * (60 * 2**20) + '"}\n')
+    (root / "format-v2").mkdir()
+    (root / "format-v2" / "00_tiny.ipynb").write_text(json.dumps(
+        {"nbformat": 2, "nbformat_minor": 0, "metadata": {}, "worksheets": []}))
+    dup = _with_q1(CORRECT_Q1)
+    q1 = next(c for c in dup.cells if nbgrader_meta(c).get("grade_id") == "q1_double")
+    other = copy.deepcopy(q1)
+    other.source = WRONG_Q1
+    other.id = "duplicate"
+    dup.cells.append(other)
+    _write(root / "duplicate-grade-ids", dup)
+    _write(root / "unknown-assignment", _with_q1(CORRECT_Q1), "99_nope.ipynb")
+    kinds = list(HONEST)
+    for i in range(HONEST_COPIES):
+        kind = kinds[i % len(kinds)]
+        nb = nbformat.read(FIXTURES / "submissions" / f"{kind}.ipynb", as_version=4)
+        _write(root / f"honest-{i:02d}-{kind}", nb)
+
+
+def _grade(paths: list[Path], out: Path, *extra: str) -> None:
+    status = main(["grade", *map(str, paths), "--source", str(FIXTURES / "course"),
+                   "--out", str(out), "--cell-timeout", "10", "--notebook-timeout", "30",
+                   *extra])
+    assert status == 0
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> dict:
+    """Grade the corpus and honest copies (50 submissions) together, with two jobs."""
+    if isolation() != "bubblewrap" and os.environ.get("LEARN_JAX_REQUIRE_SANDBOX") == "1":
+        pytest.fail("LEARN_JAX_REQUIRE_SANDBOX=1 but bubblewrap does not work here")
+    root = tmp_path_factory.mktemp("hostile")
+    canary = root / "canary.txt"
+    canary.write_text("untouched")
+    _corpus(root / "subs", canary)
+    out = root / "out"
+    _grade([root / "subs"], out, "--jobs", "2", "--course", str(root / "course"))
+    alone = root / "alone"
+    for kind in HONEST:
+        _write(root / "single" / kind, nbformat.read(
+            FIXTURES / "submissions" / f"{kind}.ipynb", as_version=4))
+        _grade([root / "single" / kind], alone / kind)
+    results = {p.parent.parent.name: json.loads(p.read_text())
+               for p in out.glob("*/*/result.json")}
+    return {"root": root, "out": out, "results": results, "canary": canary, "alone": alone}
+
+
+@pytest.mark.slow
+def test_batch_completes_with_every_submission(batch: dict) -> None:
+    """Does one batch of 50 (hostile ones among them) give every submission a result?"""
+    assert len(batch["results"]) == 50
+    summary = (batch["out"] / "summary.md").read_text()
+    assert "50 submission(s)" in summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ANSWERS)
+def test_tampering_does_not_raise_the_score(batch: dict, case: str) -> None:
+    """Does each tampering answer end with its expected score, status and a message?"""
+    r = batch["results"][case]
+    _, score, q1_status = ANSWERS[case]
+    assert r["status"] == "graded", r["message"]
+    assert r["score"] == score, r["questions"]
+    q1 = next(q for q in r["questions"] if q["id"] == "q1_double")
+    assert q1["status"] == q1_status and (q1_status == "passed" or q1["message"]), q1
+
+
+@pytest.mark.slow
+def test_screened_answers_say_why(batch: dict) -> None:
+    """Is a screened answer's message the reason it was not run?"""
+    q1 = batch["results"]["sys-exit"]["questions"][0]
+    assert "not run" in q1["message"] and "import sys" in q1["message"]
+
+
+@pytest.mark.slow
+def test_limits_end_in_timeout_or_error_keeping_earlier_points(batch: dict) -> None:
+    """Do a cell timeout and the notebook deadline end in `timeout`, keeping points before?"""
+    slow = {q["id"]: q for q in batch["results"]["slow-cells"]["questions"]}
+    assert slow["q1_double"]["status"] == "timeout" and slow["q2_set_first"]["status"] == \
+        "timeout"
+    loop = batch["results"]["infinite-loop"]["questions"]
+    assert [q["status"] for q in loop] in (["error", "passed"], ["failed", "passed"]), loop
+
+
+@pytest.mark.slow
+def test_duplicate_answer_ids_grade_the_last_and_say_so(batch: dict) -> None:
+    """With two different cells claiming one answer, is the last graded, with a note?"""
+    r = batch["results"]["duplicate-grade-ids"]
+    assert (r["status"], r["score"]) == ("graded", 3) and "several cells claim" in r["message"]
+
+
+@pytest.mark.slow
+def test_huge_output_stays_small(batch: dict) -> None:
+    """Does a 200 MB print leave result.json, feedback and the graded notebook small?"""
+    folder = batch["out"] / "huge-output" / "00_tiny"
+    assert (folder / "result.json").stat().st_size < 20_000
+    assert (folder / "feedback.html").stat().st_size < 2_000_000
+    assert "output truncated" in (folder / "feedback.html").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_bad_input_is_invalid_with_a_clear_message(batch: dict, case: str) -> None:
+    """Is each broken file `invalid`, with a message saying what is wrong?"""
+    r = batch["results"][case]
+    assert r["status"] == "invalid" and BAD_FILES[case][1] in r["message"], r["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SANDBOXED)
+def test_sandbox_hides_files_and_limits_memory(batch: dict, case: str) -> None:
+    """In the sandbox, are solutions unreadable, outside writes refused, memory limited?"""
+    if batch["results"][case]["isolation"] != "bubblewrap":
+        pytest.skip("bubblewrap does not work here: submissions ran unisolated "
+                    "(set LEARN_JAX_REQUIRE_SANDBOX=1 to make this a failure)")
+    r = batch["results"][case]
+    assert (r["status"], r["score"]) == ("graded", SANDBOXED[case][1]), r["questions"]
+    assert batch["canary"].read_text() == "untouched"
+
+
+@pytest.mark.slow
+def test_honest_submissions_graded_as_alone(batch: dict) -> None:
+    """Is every honest submission in the mixed batch graded exactly as it is alone?"""
+    def core(r: dict) -> list:
+        return [(q["id"], q["score"], q["status"], q["message"]) for q in r["questions"]]
+
+    alone = {kind: json.loads(next((batch["alone"] / kind).glob("*/*/result.json"))
+                              .read_text()) for kind in HONEST}
+    honest = {c: r for c, r in batch["results"].items() if c.startswith("honest-")}
+    assert len(honest) == HONEST_COPIES
+    for case, r in honest.items():
+        kind = case.split("-", 2)[2]
+        assert (r["status"], r["score"]) == ("graded", HONEST[kind])
+        assert core(r) == core(alone[kind]), case
+
+
+@pytest.mark.slow
+def test_gradebook_holds_exactly_the_verified_grades(batch: dict) -> None:
+    """Does the kept gradebook hold each graded submission's verified score, nothing else?"""
+    db = sqlite3.connect(batch["root"] / "course" / "gradebook.db")
+    totals = dict(db.execute(
+        "select s.student_id, sum(g.auto_score) from grade g "
+        "join submitted_notebook n on g.notebook_id = n.id "
+        "join submitted_assignment s on n.assignment_id = s.id group by s.student_id"))
+    want = {c: r["score"] for c, r in batch["results"].items() if r["status"] == "graded"}
+    assert totals == want
+    assert "ran unisolated" not in (batch["out"] / "summary.md").read_text() or \
+        isolation() == "none"

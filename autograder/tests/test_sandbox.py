@@ -1,0 +1,76 @@
+"""Tests of autograder.sandbox: the bubblewrap sandbox kernels run in."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from autograder.release import ROOT
+
+
+@pytest.fixture
+def sandboxed() -> None:
+    """Skip (or fail, with LEARN_JAX_REQUIRE_SANDBOX=1) where bubblewrap does not work."""
+    if not sandbox.available():
+        if os.environ.get("LEARN_JAX_REQUIRE_SANDBOX") == "1":
+            pytest.fail("LEARN_JAX_REQUIRE_SANDBOX=1 but bubblewrap does not work here")
+        pytest.skip("bubblewrap does not work here (set LEARN_JAX_REQUIRE_SANDBOX=1 to fail)")
+
+
+def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    runtime = tmp_path / "runtime"
+    sandbox.prepare_runtime_dir(runtime)
+    cmd = [*sandbox.sandbox_args(runtime), sys.executable, "-c", code]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          preexec_fn=sandbox.set_limits)  # noqa: PLW1509
+
+
+def test_kernelspec_runs_the_launcher(tmp_path: Path) -> None:
+    """Does the kernelspec start this module's launcher and interrupt by message?"""
+    import json
+
+    name = sandbox.install_kernelspec(tmp_path)
+    spec = json.loads((tmp_path / "kernels" / name / "kernel.json").read_text())
+    assert spec["argv"][1:] == ["-m", "autograder.sandbox", "{connection_file}"]
+    assert spec["interrupt_mode"] == "message"
+
+
+def test_sandbox_hides_the_repository_and_the_network(sandboxed: None, tmp_path: Path
+                                                      ) -> None:
+    """In the sandbox, are solutions, tests and network absent, and writes only in /tmp?"""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("hidden")
+    code = f"""
+import os, socket
+assert not os.path.exists({str(ROOT / 'solutions')!r})
+assert not os.path.exists({str(secret)!r})
+assert os.listdir({str(ROOT / 'autograder' / 'tests')!r}) == []
+assert "PATH" in os.environ and len(os.environ) < 10, os.environ
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    raise SystemExit("network reachable")
+except OSError:
+    pass
+open("/tmp/scratch", "w").write("ok")
+import autograder, ipykernel
+print("uid", os.getuid(), "pid", os.getpid())
+"""
+    proc = _run(tmp_path, code)
+    assert proc.returncode == 0, proc.stderr
+    if os.geteuid() == 0:
+        assert f"uid {sandbox.NOBODY}" in proc.stdout
+    assert secret.read_text() == "hidden"
+
+
+def test_memory_limit_holds(sandboxed: None, tmp_path: Path) -> None:
+    """Does allocating beyond the memory limit fail inside the sandbox, while JAX works?"""
+    code = ("import jax.numpy as jnp\nassert float(jnp.ones(3).sum()) == 3.0\n"
+            f"try:\n    bytearray({sandbox.MEMORY_BYTES * 2})\nexcept MemoryError:\n"
+            "    print('limited')\n")
+    proc = _run(tmp_path, code)
+    assert proc.returncode == 0 and "limited" in proc.stdout, proc.stderr

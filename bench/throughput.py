@@ -1,0 +1,204 @@
+"""Grading throughput: one batch graded by plain nbgrader and by ``python -m autograder grade``.
+
+The batch is built from the committed exercises (the notebooks students get), with answer
+cells filled in four ways: correct (the source's answer), partial (the first half of the
+questions answered), wrong (each answer replaced by a wrong-answer fixture where one exists)
+and untouched stubs. The same batch is then graded
+
+- (a) the way nbgrader documents: ``nbgrader generate_assignment`` per assignment, then
+  ``nbgrader autograde`` per submission, each a command of its own;
+- (b) by ``python -m autograder grade --jobs 1`` (which also rebuilds every submission from
+  the source and writes feedback pages, a CSV and a summary);
+- (c) by the same command with ``--jobs`` set to the CPU count (at least 2).
+
+Scores of (a) and (b) are compared: the benchmark also checks they agree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.notebook import code_of, is_answer, nbgrader_meta, questions
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("correct", "partial", "wrong", "stub")
+_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$\n?", re.MULTILINE)
+
+
+def _answers(chapter: str) -> dict[str, str]:
+    """Answer id -> the source's answer with the solution markers taken out."""
+    nb = nbformat.read(ROOT / "solutions" / f"{chapter}.ipynb", as_version=4)
+    return {nbgrader_meta(c)["grade_id"]: _MARKERS.sub("", code_of(c))
+            for c in nb.cells if is_answer(c)}
+
+
+def _wrong(chapter: str, answer_id: str) -> str | None:
+    found = sorted((ROOT / "autograder/tests/wrong_answers" / chapter).glob(f"{answer_id}__*.py"))
+    return found[0].read_text() if found else None
+
+
+def submission(chapter: str, kind: str) -> nbformat.NotebookNode:
+    """The committed exercise with its answer cells filled in as ``kind`` says."""
+    nb = nbformat.read(ROOT / "exercises" / f"{chapter}.ipynb", as_version=4)
+    answers = _answers(chapter)
+    order = [q.answer_id for q in questions(nbformat.read(
+        ROOT / "solutions" / f"{chapter}.ipynb", as_version=4))]
+    for cell in nb.cells:
+        if not is_answer(cell):
+            continue
+        gid = nbgrader_meta(cell)["grade_id"]
+        if kind == "correct" or (kind == "partial" and order.index(gid) < len(order) // 2):
+            cell.source = answers[gid]
+        elif kind == "wrong":
+            cell.source = _wrong(chapter, gid) or answers[gid]
+    return nb
+
+
+def make_batch(folder: Path, size: int, chapters: list[str] | None = None) -> list[tuple]:
+    """Write ``size`` submissions as ``folder/<student>/<chapter>.ipynb``.
+
+    Submissions cycle through the chapters, and through the kinds of answer chapter by
+    chapter. Returns ``(student, chapter, kind)`` for each.
+    """
+    chapters = chapters or sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+    batch = []
+    for i in range(size):
+        chapter, kind = chapters[i % len(chapters)], KINDS[(i // len(chapters)) % len(KINDS)]
+        student = f"s{i + 1:02d}-{kind}"
+        (folder / student).mkdir(parents=True, exist_ok=True)
+        nbformat.write(submission(chapter, kind), folder / student / f"{chapter}.ipynb")
+        batch.append((student, chapter, kind))
+    return batch
+
+
+def _env() -> dict[str, str]:
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return dict(os.environ, PATH=path, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+
+
+def plain_nbgrader(batch: list[tuple], folder: Path, course: Path) -> dict[str, float]:
+    """(a): nbgrader's documented commands; returns ``student/chapter`` -> score."""
+    from nbgrader.api import Gradebook
+
+    from autograder.progress import Progress
+
+    course.mkdir(parents=True)
+    db = f"sqlite:///{course / 'gradebook.db'}"
+    (course / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n"
+        f"c.CourseDirectory.course_id = 'bench'\nc.CourseDirectory.db_url = {db!r}\n"
+        "c.Execute.timeout = 180\n")
+
+    def nbgrader(*args: str) -> None:
+        subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=_env(),
+                       check=True, capture_output=True)
+
+    chapters = sorted({chapter for _, chapter, _ in batch})
+    bar = Progress(len(chapters) + len(batch), "plain nbgrader")
+    for chapter in chapters:
+        (course / "source" / chapter).mkdir(parents=True)
+        shutil.copy(ROOT / "solutions" / f"{chapter}.ipynb", course / "source" / chapter)
+        nbgrader("generate_assignment", chapter, "--force")
+        bar.advance()
+    for student, chapter, _ in batch:
+        target = course / "submitted" / student / chapter
+        target.mkdir(parents=True)
+        shutil.copy(folder / student / f"{chapter}.ipynb", target)
+        nbgrader("autograde", chapter, "--student", student, "--force")
+        bar.advance()
+    bar.done()
+    with Gradebook(db, "bench") as gb:
+        return {f"{s}/{c}": float(gb.find_submission(c, s).score) for s, c, _ in batch}
+
+
+def course_grader(folder: Path, out: Path, jobs: int) -> dict[str, float]:
+    """(b) and (c): ``python -m autograder grade``; returns ``student/chapter`` -> score."""
+    import csv
+
+    subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out),
+                    "--jobs", str(jobs)], cwd=ROOT, env=_env(), check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(out / "grades.csv") as fh:
+        return {f"{r['student']}/{r['assignment']}": float(r["score"]) for r in csv.DictReader(fh)}
+
+
+def _timed(fn: Any, *args: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn(*args)
+    return time.perf_counter() - start, value
+
+
+def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = None
+        ) -> dict[str, Any]:
+    """Grade one batch of ``size`` submissions three ways; submissions per minute for each."""
+    jobs = jobs or max(2, os.cpu_count() or 2)
+    with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
+        tmp_path = Path(tmp)
+        batch = make_batch(tmp_path / "batch", size, chapters)
+        ways: dict[str, dict[str, Any]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        for key, label, fn, args in (
+                ("a_plain_nbgrader", "nbgrader generate_assignment + autograde per submission",
+                 plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain")),
+                ("b_grade_jobs_1", "python -m autograder grade --jobs 1",
+                 course_grader, (tmp_path / "batch", tmp_path / "out1", 1)),
+                ("c_grade_jobs_n", f"python -m autograder grade --jobs {jobs}",
+                 course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}", jobs))):
+            seconds, scores[key] = _timed(fn, *args)
+            ways[key] = {"how": label, "seconds": round(seconds, 1),
+                         "throughput_per_minute": round(60 * size / seconds, 2)}
+            print(f"  {label}: {seconds:.0f} s, {60 * size / seconds:.2f} submissions/min",
+                  flush=True)
+    a, b, c = (ways[k]["seconds"] for k in ("a_plain_nbgrader", "b_grade_jobs_1",
+                                             "c_grade_jobs_n"))
+    differ = sorted(k for k in scores["a_plain_nbgrader"]
+                    if {scores[w].get(k) for w in scores} != {scores["a_plain_nbgrader"][k]})
+    return {
+        "submissions": size, "jobs": jobs,
+        "kinds": {kind: sum(k == kind for *_, k in batch) for kind in KINDS},
+        "ways": ways,
+        "throughput_b_over_a_time": round(b / a, 3),
+        "throughput_c_speedup_over_a": round(a / c, 2),
+        "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 1.7},
+        "scores_agree": not differ, "scores_differ": differ,
+        "total_score": sum(scores["a_plain_nbgrader"].values()),
+    }
+
+
+def plot(results: dict[str, Any], path: Path) -> None:
+    """Submissions per minute for the three ways, with the targets marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ways = results["ways"]
+    labels = ["(a) plain nbgrader", "(b) grade --jobs 1", f"(c) grade --jobs {results['jobs']}"]
+    values = [w["throughput_per_minute"] for w in ways.values()]
+    a = values[0]
+    fig, ax = plt.subplots(figsize=(7, 2.8))
+    bars = ax.barh(labels, values, color=["tab:gray", "tab:blue", "tab:green"])
+    for bar, value in zip(bars, values, strict=True):
+        ax.annotate(f" {value:.1f}/min ({value / a:.2f}x of (a))",
+                    (bar.get_width(), bar.get_y() + bar.get_height() / 2), va="center")
+    target_b = a / results["targets"]["b_over_a_time_at_most"]
+    target_c = a * results["targets"]["c_speedup_over_a_at_least"]
+    ax.scatter([target_b, target_c], labels[1:], marker="|", s=400, color="black",
+               label="target (at least)")
+    ax.set_xlim(0, max(values + [target_c]) * 1.5)
+    ax.set_xlabel(f"submissions graded per minute ({results['submissions']} in the batch)")
+    ax.invert_yaxis()
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
