@@ -72,10 +72,6 @@ class Result:
     environment: dict[str, Any] = field(default_factory=dict)
     isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
 
-    def questions_ids(self) -> set[str]:
-        """The answer ids of the graded questions."""
-        return {q.id for q in self.questions}
-
 
 # ---------------------------------------------------------------- finding submissions
 
@@ -226,13 +222,13 @@ def _nbgrader_env(course: Path) -> dict[str, str]:
                 JUPYTER_RUNTIME_DIR=str(course.resolve() / "runtime"))
 
 
-def _nbgrader(course: Path, step: str, assignment: str, student: str | None = None
-              ) -> subprocess.CompletedProcess:
+def _nbgrader(course: Path, step: str, assignment: str, student: str | None = None,
+              timeout: float | None = None) -> subprocess.CompletedProcess:
     """Run one nbgrader step in ``course``'s long-lived nbgrader process."""
     key = course.resolve()
     if key not in _WORKERS:
         _WORKERS[key] = Worker(key, _nbgrader_env(key))
-    return _WORKERS[key].run(step, assignment, student)
+    return _WORKERS[key].run(step, assignment, student, timeout)
 
 
 def close_workers() -> None:
@@ -250,8 +246,10 @@ class Limits:
     notebook_timeout: int = 900
     max_output_bytes: int = 100_000
 
-
-LIMITS = Limits()  # what this process grades with; ``run`` sets it from the options
+    @property
+    def step_timeout(self) -> int:
+        """Seconds one autograde step may take: the notebook's limit plus start-up margin."""
+        return self.notebook_timeout + 300
 
 
 def isolation() -> str:
@@ -267,7 +265,7 @@ def _write_config(course: Path, db: str, limits: Limits | None = None) -> None:
     """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir."""
     from autograder import sandbox
 
-    limits = limits or LIMITS
+    limits = limits or Limits()
     kernel, transport = "python3", "tcp"
     if isolation() == "bubblewrap":
         kernel = sandbox.install_kernelspec(course / "share" / "jupyter")
@@ -364,7 +362,7 @@ def _restore_test_sources(db_url: str, assignment: str,
 
 
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
-              source_dir: Path = SOLUTIONS) -> Result:
+              source_dir: Path = SOLUTIONS, limits: Limits | None = None) -> Result:
     """Grade one submission in an existing course directory; write its result files."""
     from nbgrader.api import Gradebook
 
@@ -387,7 +385,8 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
         originals = _set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
         try:
-            proc = _nbgrader(course, "autograde", sub.assignment, sub.student)
+            proc = _nbgrader(course, "autograde", sub.assignment, sub.student,
+                             timeout=(limits or Limits()).step_timeout)
         finally:
             _restore_test_sources(db_url, sub.assignment, originals)
         if proc.returncode != 0:
@@ -407,10 +406,10 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 ename, evalue = _error_of(cell)
                 if q.answer_id in rebuilt.missing:
                     status, msg = "missing", "no answer cell for this question was found"
+                elif ok and score >= q.points:  # (a screened extra cell did not matter)
+                    status, msg = "passed", ""
                 elif q.answer_id in screened:
                     status, msg = "failed", screened[q.answer_id]
-                elif ok and score >= q.points:
-                    status, msg = "passed", ""
                 elif "Timeout" in ename or "timed out" in evalue.lower():
                     status, msg = "timeout", "the tests ran out of time"
                 elif ename == "NotImplementedError":
@@ -430,8 +429,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                                                    "required": float(timing.group(2))}
             gb.db.commit()
         result.score = sum(q.score for q in result.questions)
-        notes = list(rebuilt.notes) + [f"{k}: {v}." for k, v in screened.items()
-                                       if k not in result.questions_ids()]
+        # Screened cells whose question passed anyway (a student's own cell) are noted here.
+        notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions
+                                       if q.id in screened and q.status == "passed"]
         result.message = " ".join(notes)
         proc = _nbgrader(course, "generate_feedback", sub.assignment, sub.student)
         for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
@@ -484,13 +484,13 @@ def write_reports(results: list[Result], out: Path) -> None:
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
-                  source: Path) -> Result:
+                  source: Path, limits: Limits) -> Result:
     """Grade one submission in a pool process, in that process's own copy of the course."""
     course = scratch / f"job-{os.getpid()}"
     if not (course / "nbgrader_config.py").exists():
-        clone_course(template, course)
+        clone_course(template, course, limits)
     db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
-    return grade_one(sub, course, db, out, source)
+    return grade_one(sub, course, db, out, source, limits)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -530,7 +530,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     env = environment()
-    LIMITS.cell_timeout, LIMITS.notebook_timeout = args.cell_timeout, args.notebook_timeout
+    limits = Limits(args.cell_timeout, args.notebook_timeout)
     isolated = isolation()
     if isolated == "none":
         print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
@@ -555,24 +555,25 @@ def run(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp:
             course_root = args.course or Path(tmp) / "course"
             if args.jobs == 1:
-                db = make_course(course_root, names, args.db, source=args.source)
+                db = make_course(course_root, names, args.db, limits, args.source)
                 for sub in todo:
-                    results.append(grade_one(sub, course_root, db, args.out, args.source))
+                    results.append(grade_one(sub, course_root, db, args.out, args.source,
+                                             limits))
                     progress.advance()
             else:
                 template = Path(tmp) / "template"
-                make_course(template, names, source=args.source)
+                make_course(template, names, limits=limits, source=args.source)
                 close_workers()  # jobs run in other processes; the copies start their own
                 with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
                     futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
-                                           args.source) for sub in todo]
+                                           args.source, limits) for sub in todo]
                     for fut in concurrent.futures.as_completed(futures):
                         results.append(fut.result())
                         progress.advance()
                 if args.course or args.db:
-                    db = make_course(course_root, names, args.db, source=args.source)
+                    db = make_course(course_root, names, args.db, limits, args.source)
                 else:
-                    db = clone_course(template, course_root)
+                    db = clone_course(template, course_root, limits)
                 merge_into_gradebook(results, db, args.source)
     except Exception as exc:  # noqa: BLE001
         print(f"error: grading failed: {exc}", file=sys.stderr)

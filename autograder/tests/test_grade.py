@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.__main__ import main
@@ -138,3 +139,22 @@ def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
         assert r["status"] == "graded", r["message"]
         want = r["max_score"] if r["student"] == "reference" else 0
         assert r["score"] == want, (r["assignment"], r["student"], r["questions"])
+
+
+def test_a_screened_helper_cell_does_not_fail_a_passing_question(tmp_path: Path) -> None:
+    """Does a student's own cell that the screen stops leave a passing answer passed, noted?"""
+    from autograder.tests.conftest import FIXTURES
+
+    nb = nbformat.read(FIXTURES / "submissions" / "correct.ipynb", as_version=4)
+    first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                 and c.metadata.get("nbgrader", {}).get("solution"))
+    nb.cells.insert(first + 1, nbformat.v4.new_code_cell("import time\nstart = time.time()"))
+    (tmp_path / "ada").mkdir()
+    nbformat.write(nb, tmp_path / "ada" / "00_tiny.ipynb")
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "ada"), "--source", str(FIXTURES / "course"),
+                 "--out", str(out)]) == 0
+    result = json.loads((out / "ada" / "00_tiny" / "result.json").read_text())
+    assert result["score"] == 5
+    assert all(q["status"] == "passed" for q in result["questions"])
+    assert "import time" in result["message"] and "not run" in result["message"]
