@@ -483,10 +483,30 @@ def write_reports(results: list[Result], out: Path) -> None:
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
+def _job_course(scratch: Path) -> Path:
+    """This pool process's own course directory."""
+    return (scratch / f"job-{os.getpid()}").resolve()
+
+
+def _job_started(scratch: Path) -> None:
+    """Pool initializer: start this job's nbgrader worker, and stop it when the job ends.
+
+    The worker loads nbgrader while the main process is still generating the template
+    course; it reads the course's config at its first step, after :func:`clone_course`.
+    """
+    from multiprocessing import util
+
+    util.Finalize(None, close_workers, exitpriority=10)
+    course = _job_course(scratch)
+    course.mkdir(parents=True, exist_ok=True)
+    _WORKERS[course] = Worker(course, _nbgrader_env(course))
+    _WORKERS[course].start()
+
+
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
                   source: Path, limits: Limits) -> Result:
     """Grade one submission in a pool process, in that process's own copy of the course."""
-    course = scratch / f"job-{os.getpid()}"
+    course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits)
     db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
@@ -562,9 +582,13 @@ def run(args: argparse.Namespace) -> int:
                     progress.advance()
             else:
                 template = Path(tmp) / "template"
-                make_course(template, names, limits=limits, source=args.source)
-                close_workers()  # jobs run in other processes; the copies start their own
-                with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+                # The jobs start first (forked before this process has a worker of its own)
+                # and load nbgrader while the template course is generated here.
+                with concurrent.futures.ProcessPoolExecutor(
+                        args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
+                    pool.submit(os.getpid)  # starts every job process now
+                    make_course(template, names, limits=limits, source=args.source)
+                    close_workers()  # the template's; each job copies it and has its own
                     futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
                                            args.source, limits) for sub in todo]
                     for fut in concurrent.futures.as_completed(futures):

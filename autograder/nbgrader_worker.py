@@ -45,6 +45,15 @@ class Worker:
         os.close(write_fd)
         self._answers = os.fdopen(read_fd, "r")
 
+    def start(self) -> None:
+        """Start the worker process now, if it is not running.
+
+        Importing nbgrader takes a few seconds; the course's config is read at the first
+        step, so a worker may start before its course directory is filled in.
+        """
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+
     def run(self, step: str, assignment: str, student: str | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
         """Run one nbgrader step; the result looks like a finished ``nbgrader`` command.
@@ -61,8 +70,7 @@ class Worker:
         """
         if step not in STEPS:
             raise ValueError(f"unknown nbgrader step {step!r}; known: {', '.join(STEPS)}")
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
+        self.start()
         assert self._proc is not None and self._proc.stdin is not None
         request = {"step": step, "assignment": assignment, "student": student}
         args = [step, assignment] + ([student] if student else [])
@@ -115,12 +123,14 @@ def _serve(answer_fd: int) -> None:
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=os.getcwd()).load_config()
-    api = NbGraderAPI(config=config)
+    api = None
     for line in sys.stdin:
         request = json.loads(line)
         step, assignment = request["step"], request["assignment"]
         try:
+            if api is None:  # read now: a worker may be started before its course is ready
+                api = NbGraderAPI(config=PyFileConfigLoader(
+                    "nbgrader_config.py", path=os.getcwd()).load_config())
             if step == "generate_assignment":
                 answer = api.generate_assignment(assignment, force=True, create=True)
             elif step == "autograde":

@@ -19,6 +19,7 @@ work happens off the CPU, so wall time is used there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import statistics
@@ -31,6 +32,10 @@ from typing import Any
 # choose workloads where it is usually 10x or more); requiring far less keeps busy machines
 # from failing correct work. bench/ measures the false-fail and false-pass rates.
 REQUIRED_SPEEDUP: dict[str, float] = {"cpu": 1.5, "gpu": 1.5, "tpu": 1.5}
+# A timing test measures again only a near miss: a first speedup of at least this fraction
+# of the required one (1.2x of 1.5x). Slow answers measure 0.9x to 1.2x (bench/ records them);
+# correct ones, 20x or more.
+NEAR_MISS = 0.8
 
 Clock = Callable[[], float]
 WALL: Clock = time.perf_counter
@@ -216,11 +221,14 @@ def check_speedup(
 ) -> Speedup:
     """A timing test: ``fast`` must beat ``slow`` by ``required`` (default: per backend).
 
-    Prints the measured speedup for the learner. A first measurement below the bar is
-    repeated once (``attempts``) before failing, so a momentary load spike does not fail a
-    correct answer; a slow answer stays slow on every attempt. Seven interleaved rounds are
-    plenty when the workloads give a correct answer ten times the required margin, and keep
-    a slow answer's test (which runs the slow code on both sides, twice) to about a second.
+    Prints the measured speedup for the learner. A near miss (a first measurement below the
+    bar but at least :data:`NEAR_MISS` of it) is measured again (``attempts``) before
+    failing, so a momentary load spike cannot fail an answer that is fast enough. A clear
+    miss is not: an answer that ran no faster than the reference (the usual slow answer,
+    about 1.0x) stays that slow when measured again, and the learner hears sooner. Seven
+    interleaved rounds are plenty when the workloads give a correct answer ten times the
+    required margin, and keep a slow answer's test (which runs the slow code on both sides)
+    to about half a second.
 
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``.
@@ -231,7 +239,7 @@ def check_speedup(
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
                          rounds=rounds, warmup=warmup, **kwargs)
-        if result.ratio >= bar:
+        if result.ratio >= bar or result.ratio < NEAR_MISS * bar:
             break
     assert result is not None
     print(f"Timing: {what} ran {result} ; required at least {bar:.1f}x.")
@@ -244,15 +252,38 @@ def check_speedup(
     return result
 
 
+def cell_digest(source: str) -> str:
+    """A short fingerprint of a notebook cell's source (how records name their cell)."""
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def _running_cell() -> str | None:
+    """The fingerprint of the IPython cell running now, or None outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    return cell_digest(history[-1]) if history else None
+
+
 def record_timings(title: str, seconds: Mapping[str, float]) -> None:
-    """Append ``{"title", "seconds", "backend", "devices"}`` to ``$LEARN_JAX_TIMINGS``, if set."""
+    """Append the numbers of one chart as a JSON line to ``$LEARN_JAX_TIMINGS``, if set.
+
+    The line holds ``title``, ``seconds``, the backend, device count and kind, and ``cell``:
+    the :func:`cell_digest` of the notebook cell that drew the chart (None outside IPython),
+    so the benchmarks can tell which chapter a chart came from when a whole book build
+    appends to one file.
+    """
     target = os.environ.get("LEARN_JAX_TIMINGS")
     if not target:
         return
     import jax
 
     line = {"title": title, "seconds": dict(seconds), "backend": jax.default_backend(),
-            "devices": jax.device_count(), "device_kind": jax.devices()[0].device_kind}
+            "devices": jax.device_count(), "device_kind": jax.devices()[0].device_kind,
+            "cell": _running_cell()}
     with open(target, "a") as fh:
         fh.write(json.dumps(line) + "\n")
 

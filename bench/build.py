@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -11,16 +12,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _build() -> float:
+def _build(env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(["make", "book"], cwd=ROOT, check=True, capture_output=True, text=True)
+    subprocess.run(["make", "book"], cwd=ROOT, check=True, capture_output=True, text=True,
+                   env=env)
     return time.perf_counter() - start
 
 
-def run() -> dict[str, Any]:
-    """Seconds for `make book` from nothing (`_build/` removed), then again unchanged."""
+def run(timings: Path | None = None) -> dict[str, Any]:
+    """Seconds for `make book` from nothing (`_build/` removed), then again unchanged.
+
+    With ``timings``, the clean build's chapters append their timing charts to that file
+    (``LEARN_JAX_TIMINGS``, one JSON line per chart; see :mod:`bench.speedups`).
+    """
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    clean = _build()
+    clean = _build(dict(os.environ, LEARN_JAX_TIMINGS=str(timings)) if timings else None)
     rebuild = _build()
     return {"clean_build_seconds": round(clean, 1), "rebuild_seconds": round(rebuild, 1),
             "targets_seconds": {"clean_build": 600, "rebuild": 120}}

@@ -5,8 +5,9 @@ answer (a failure is a *false fail*) and ``runs`` times with a slow but correct 
 pass is a *false pass*), once on an idle machine and once with every core kept busy by other
 processes. The test cell runs once per answer, recording the ``check_speedup`` calls it makes;
 each run repeats those calls through the real check (same functions, inputs, threshold,
-rounds and second attempt). For the slow answer the non-timing checks (jitted? retraced?
-vectorised?) are switched off, so a pass means the timing check itself was fooled.
+rounds, and second measurement after a near miss). For the slow answer the non-timing checks
+(jitted? retraced? vectorised?) are switched off, so a pass means the timing check itself was
+fooled.
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ def prepare(chapter: str, answer_id: str, slow_case: str) -> dict[str, tuple[lis
 
     The question's test cell runs once per answer, recording its ``check_speedup`` calls
     (functions, inputs, options); :func:`measure` then repeats exactly those calls through
-    the real ``check_speedup``, with its threshold, rounds and second attempt.
+    the real ``check_speedup``, with its threshold, rounds and near-miss second attempt.
     """
     ns, reference, tests = _namespace_before_tests(chapter, answer_id)
     slow_source = (FIXTURES / chapter / f"{answer_id}__{slow_case}.py").read_text()
@@ -178,7 +179,8 @@ def run(runs: int = 100, busy_cores: int | None = None,
     results: dict[str, Any] = {
         "runs": runs, "busy_cores": cores, "required": required_speedup(),
         "method": "each run repeats the question's check_speedup calls as its test cell makes "
-                  "them (functions, inputs, threshold, rounds, second attempt)",
+                  "them (functions, inputs, threshold, rounds, second measurement after a "
+                  "near miss)",
         "conditions": {}}
     prepared = {f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
                 for (chapter, answer_id), slow in cases.items()}

@@ -1,11 +1,13 @@
 """The course's own speedups: every timing chart the chapters draw, measured here.
 
-Each chapter that charts timings (eager vs jit vs NumPy, Python loop vs vmap, one device vs
-eight, ...) is executed (at its default parameters, or others injected as papermill does)
-while
-``autograder.timing.plot_timings`` appends the numbers it plots to a file
-(``LEARN_JAX_TIMINGS``). The result lists, per chapter and chart, the median seconds per call
-of each bar and its speedup over the slowest bar, with the backend and device they ran on.
+While a chapter runs with the environment variable ``LEARN_JAX_TIMINGS`` naming a file,
+``autograder.timing.plot_timings`` appends the numbers it plots to it, one JSON line per
+chart, naming the cell that drew it. ``make bench`` sets it for its clean book build, which
+executes every chapter anyway, so the charts are collected there rather than by running the
+chapters a second time; :func:`run` executes the chapters itself when there is no such record
+(``--only speedups``, or another set of parameters, injected as papermill does). Either way
+:func:`collect` lists, per chapter and chart, the median seconds per call of each bar and its
+speedup over the slowest bar, with the backend and device they ran on.
 """
 
 from __future__ import annotations
@@ -53,41 +55,84 @@ def charting_chapters() -> list[str]:
                   if "plot_timings(" in p.read_text())
 
 
-def run(chapters: list[str] | None = None, parameters: dict[str, Any] | None = None
-        ) -> dict[str, Any]:
-    """Execute each chapter and collect its charts' numbers."""
+def _chapter_of_cell() -> dict[str, str]:
+    """Cell fingerprint -> chapter, for every code cell of the chapters."""
+    import nbformat
+
+    from autograder.timing import cell_digest
+
+    owners: dict[str, str] = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                owners.setdefault(cell_digest(cell.source), path.stem)
+    return owners
+
+
+def collect(record: Path) -> dict[str, list[dict[str, Any]]]:
+    """Chapter -> its charts, from a ``LEARN_JAX_TIMINGS`` file, in the order they were drawn.
+
+    Raises:
+        ValueError: when a chart's cell is in no chapter (a changed or unknown notebook).
+    """
+    owners = _chapter_of_cell()
+    chapters: dict[str, list[dict[str, Any]]] = {}
+    lines = record.read_text().splitlines() if record.exists() else []
+    for number, line in enumerate(lines, 1):
+        chart = json.loads(line)
+        chapter = owners.get(chart.pop("cell", None) or "")
+        if chapter is None:
+            raise ValueError(f"{record}:{number}: chart {chart['title']!r} was drawn by a cell "
+                             "that is in no chapter of notebooks/")
+        slowest = max(chart["seconds"].values())
+        chart["speedup_over_slowest"] = {k: round(slowest / v, 2)
+                                         for k, v in chart["seconds"].items()}
+        chapters.setdefault(chapter, []).append(chart)
+    return dict(sorted(chapters.items()))
+
+
+def execute(chapters: list[str], record: Path, parameters: dict[str, Any] | None = None
+            ) -> None:
+    """Run each chapter (nbclient, as the book does) with its charts appended to ``record``."""
     from nbclient import NotebookClient
     from papermill.iorw import load_notebook_node
     from papermill.parameterize import parameterize_notebook
 
     from autograder.progress import Progress
 
-    chapters = chapters or charting_chapters()
-    results: dict[str, Any] = {"matmul": matmul(), "chapters": {}}
     bar = Progress(len(chapters), "chapters executed for their timing charts")
-    with tempfile.TemporaryDirectory(prefix="bench-speedups-") as tmp:
+    os.environ["LEARN_JAX_TIMINGS"] = str(record)
+    try:
         for chapter in chapters:
-            record = Path(tmp) / f"{chapter}.jsonl"
-            os.environ["LEARN_JAX_TIMINGS"] = str(record)
             nb = load_notebook_node(str(ROOT / "notebooks" / f"{chapter}.ipynb"))
             if parameters:
                 nb = parameterize_notebook(nb, parameters)
-            try:  # nbclient, like the book: cells tagged raises-exception may raise
-                NotebookClient(nb, timeout=600, kernel_name="python3",
-                               resources={"metadata": {"path": str(ROOT / "notebooks")}}
-                               ).execute()
-            finally:
-                del os.environ["LEARN_JAX_TIMINGS"]
-            charts = []
-            for line in record.read_text().splitlines() if record.exists() else []:
-                chart = json.loads(line)
-                slowest = max(chart["seconds"].values())
-                chart["speedup_over_slowest"] = {k: round(slowest / v, 2)
-                                                 for k, v in chart["seconds"].items()}
-                charts.append(chart)
-            results["chapters"][chapter] = charts
+            # cells tagged raises-exception may raise, as in the book
+            NotebookClient(nb, timeout=600, kernel_name="python3",
+                           resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
             bar.advance()
+    finally:
+        del os.environ["LEARN_JAX_TIMINGS"]
     bar.done()
+
+
+def run(chapters: list[str] | None = None, parameters: dict[str, Any] | None = None,
+        record: Path | None = None) -> dict[str, Any]:
+    """The chapters' charts and a matrix product's TFLOP/s.
+
+    With ``record`` (a ``LEARN_JAX_TIMINGS`` file a book build wrote) the charts come from
+    it; otherwise ``chapters`` (default: every charting chapter) are executed now.
+    """
+    results: dict[str, Any] = {"matmul": matmul()}
+    if record is not None:
+        results["charts_from"] = "the clean book build of the same make bench run"
+        results["chapters"] = collect(record)
+        return results
+    with tempfile.TemporaryDirectory(prefix="bench-speedups-") as tmp:
+        path = Path(tmp) / "timings.jsonl"
+        execute(chapters or charting_chapters(), path, parameters)
+        results["charts_from"] = "the chapters, executed for this benchmark"
+        results["chapters"] = collect(path)
     return results
 
 

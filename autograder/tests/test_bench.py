@@ -83,3 +83,14 @@ def test_batch_submissions_fill_answers_as_named(kind: str) -> None:
 def test_unknown_benchmark_is_a_usage_error(tmp_path: Path) -> None:
     """Is an unknown benchmark name refused with exit status 2?"""
     assert main(["--only", "nope", "--out", str(tmp_path)]) == 2
+
+
+def test_a_chart_from_no_chapter_is_refused(tmp_path: Path) -> None:
+    """Is a recorded chart whose cell is in no chapter refused, naming its line?"""
+    from bench.speedups import collect
+
+    record = tmp_path / "timings.jsonl"
+    record.write_text(json.dumps({"title": "stray", "seconds": {"a": 1.0}, "cell": "0" * 16})
+                      + "\n")
+    with pytest.raises(ValueError, match=r"timings.jsonl:1: chart 'stray'"):
+        collect(record)

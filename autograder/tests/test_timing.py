@@ -109,3 +109,43 @@ def test_cpu_clock_ignores_waiting() -> None:
     wall = timing.time_call(_sleeper(0.01), rounds=2, target=0.001, clock=timing.WALL)
     cpu = timing.time_call(_sleeper(0.01), rounds=2, target=0.001, clock=timing.CPU)
     assert wall.median > 0.009 and cpu.median < 0.005
+
+
+def test_recorded_chart_names_the_cell_that_drew_it(tmp_path, monkeypatch) -> None:
+    """Does a chart recorded to $LEARN_JAX_TIMINGS name its IPython cell (None outside)?"""
+    import json
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    record = tmp_path / "timings.jsonl"
+    monkeypatch.setenv("LEARN_JAX_TIMINGS", str(record))
+    timing.record_timings("outside IPython", {"a": 1.0})
+    source = "from autograder.timing import record_timings\nrecord_timings('in a cell', {'a': 2.0})"
+    shell = InteractiveShell.instance()
+    try:
+        assert shell.run_cell(source, store_history=True).success
+    finally:
+        InteractiveShell.clear_instance()
+    outside, inside = (json.loads(line) for line in record.read_text().splitlines())
+    assert outside["cell"] is None
+    assert inside["title"] == "in a cell" and inside["cell"] == timing.cell_digest(source)
+
+
+@pytest.mark.parametrize(("first", "measurements"), [(1.3, 2), (1.0, 1), (2.0, 1)])
+def test_only_a_near_miss_is_measured_again(monkeypatch, first: float, measurements: int
+                                            ) -> None:
+    """Is a first speedup just under a 1.5x bar measured again, but a pass or clear miss not?"""
+    made = []
+
+    def measured(*_args, **_kwargs) -> timing.Speedup:
+        made.append(first)
+        return timing.Speedup(first, [first], timing.Timing("answer", [1.0]),
+                              timing.Timing("reference", [first]))
+
+    monkeypatch.setattr(timing, "speedup", measured)
+    if first >= 1.5:
+        timing.check_speedup(abs, abs, 1.0, required=1.5)
+    else:
+        with pytest.raises(AssertionError):
+            timing.check_speedup(abs, abs, 1.0, required=1.5)
+    assert len(made) == measurements
