@@ -225,10 +225,15 @@ def _nbgrader_env(course: Path) -> dict[str, str]:
 def _nbgrader(course: Path, step: str, assignment: str, student: str | None = None,
               timeout: float | None = None) -> subprocess.CompletedProcess:
     """Run one nbgrader step in ``course``'s long-lived nbgrader process."""
+    return _worker(course).run(step, assignment, student, timeout)
+
+
+def _worker(course: Path) -> Worker:
+    """``course``'s nbgrader worker in this process (created on first use, not yet started)."""
     key = course.resolve()
     if key not in _WORKERS:
         _WORKERS[key] = Worker(key, _nbgrader_env(key))
-    return _WORKERS[key].run(step, assignment, student, timeout)
+    return _WORKERS[key]
 
 
 def close_workers() -> None:
@@ -278,6 +283,11 @@ def _write_config(course: Path, db: str, limits: Limits | None = None) -> None:
                        transport=transport))
 
 
+def _gradebook_url(course: Path) -> str:
+    """The SQLite gradebook inside ``course``."""
+    return f"sqlite:///{course.resolve() / 'gradebook.db'}"
+
+
 def make_course(course: Path, names: list[str], db_url: str | None = None,
                 limits: Limits | None = None, source: Path = SOLUTIONS) -> str:
     """Create an nbgrader course directory with ``names`` generated from ``solutions/``.
@@ -285,7 +295,7 @@ def make_course(course: Path, names: list[str], db_url: str | None = None,
     Returns the gradebook URL.
     """
     course.mkdir(parents=True, exist_ok=True)
-    db = db_url or f"sqlite:///{course.resolve() / 'gradebook.db'}"
+    db = db_url or _gradebook_url(course)
     _write_config(course, db, limits)
     for name in names:
         src = course / "source" / name
@@ -306,7 +316,7 @@ def clone_course(template: Path, course: Path, limits: Limits | None = None) -> 
     shutil.copytree(template, course, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("submitted", "autograded", "feedback",
                                                   "nbgrader_config.py"))
-    db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
+    db = _gradebook_url(course)
     _write_config(course, db, limits)
     return db
 
@@ -499,8 +509,7 @@ def _job_started(scratch: Path) -> None:
     util.Finalize(None, close_workers, exitpriority=10)
     course = _job_course(scratch)
     course.mkdir(parents=True, exist_ok=True)
-    _WORKERS[course] = Worker(course, _nbgrader_env(course))
-    _WORKERS[course].start()
+    _worker(course).start()
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
@@ -509,8 +518,7 @@ def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits)
-    db = f"sqlite:///{course.resolve() / 'gradebook.db'}"
-    return grade_one(sub, course, db, out, source, limits)
+    return grade_one(sub, course, _gradebook_url(course), out, source, limits)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
