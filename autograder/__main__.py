@@ -20,16 +20,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "release":
-        from autograder.release import release
+        from autograder.release import COURSE_FOLDERS, release
 
-        report = release(check=args.check)
+        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS)
         for line in report:
             print(line)
         if args.check:
             if report:
                 print("Run `python -m autograder release` (or `make release`) and commit.")
                 return 1
-            print("exercises/ matches solutions/.")
+            print("exercises/ matches solutions/, and every set-up cell matches _config.yml.")
         elif not report:
             print("exercises/ already up to date.")
         return 0

@@ -1,15 +1,102 @@
-"""Comparisons of arrays and pytrees whose failure messages say what differed."""
+"""Comparisons of arrays and pytrees whose failure messages say what differed.
+
+A message names what differs and nothing else: dtypes appear only when the dtype is checked
+(``check_dtype=True``) and differs, or when it is of another kind than expected (an integer
+array where floats were expected, say), which often explains wrong values. NaN where a number
+was expected is named as such, and values that are all the same multiple of the expected ones
+(a step ``n_devices`` times too large, a flipped sign) are reported as that factor.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 
-def _describe(x: Any) -> str:
-    arr = np.asarray(x)
-    return f"shape {arr.shape}, dtype {arr.dtype}"
+def _kind(dtype: np.dtype) -> str:
+    """``"bool"``, ``"integer"``, ``"float"``, ``"complex"`` or ``"other"``."""
+    if dtype.kind == "b":
+        return "bool"
+    for kind, base in (("integer", np.integer), ("float", np.floating),
+                       ("complex", np.complexfloating)):
+        if np.issubdtype(dtype, base):
+            return kind
+    # bfloat16 and other ml_dtypes floats are not np.floating subtypes
+    return "float" if dtype.kind == "V" and "float" in dtype.name else "other"
+
+
+def _dtype_note(got: np.ndarray, want: np.ndarray, check_dtype: bool) -> str:
+    """A sentence about the dtype when it is checked and differs, or of another kind."""
+    if got.dtype == want.dtype:
+        return ""
+    if check_dtype or _kind(got.dtype) != _kind(want.dtype):
+        return f" Its dtype is {got.dtype}; expected {want.dtype}."
+    return ""
+
+
+def _uniform_factor(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> float | None:
+    """``k`` when ``got`` is ``k * want`` entry by entry (``k`` not 0 or 1), else None."""
+    nonzero = np.abs(want) > atol
+    if got.size < 2 or int(nonzero.sum()) < 2 or not np.all(np.isfinite(got)):
+        return None
+    if np.ptp(want[nonzero]) <= atol + rtol * np.abs(want[nonzero]).max():
+        return None  # every expected entry the same: any constant answer "fits" a factor
+    k = float(np.dot(got.ravel(), want.ravel()) / np.dot(want.ravel(), want.ravel()))
+    if abs(k) < 1e-3 or abs(k - 1.0) < 1e-3:
+        return None
+    if np.allclose(got, k * want, rtol=max(rtol, 1e-4), atol=atol):
+        return k
+    return None
+
+
+def _item(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (``True``, not ``np.True_``)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _at(index: tuple) -> str:
+    """`` at index (i, j)`` for an entry of an array, empty for a scalar."""
+    return f" at index {tuple(int(i) for i in index)}" if index else ""
+
+
+def _matches(actual: Any, value: Any, rtol: float, atol: float) -> bool:
+    """True when the pytree ``actual`` has ``value``'s structure and values (within tolerance)."""
+    import jax
+
+    try:
+        if isinstance(value, np.ndarray):  # check_array: compare as one array
+            actual = np.asarray(actual)
+        got_leaves, got_def = jax.tree_util.tree_flatten(actual)
+        want_leaves, want_def = jax.tree_util.tree_flatten(value)
+        if got_def != want_def:
+            return False
+        for got, want in zip(got_leaves, want_leaves, strict=True):
+            got, want = np.asarray(got), np.asarray(want)
+            if got.shape != want.shape:
+                return False
+            if got.dtype.kind in "biuf" and want.dtype.kind in "biuf":
+                if not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=True):
+                    return False
+            elif not np.array_equal(got, want):
+                return False
+    except Exception:  # noqa: BLE001 - something that cannot be compared matches nothing
+        return False
+    return True
+
+
+def _with_mistakes(check: Any, actual: Any, mistakes: Mapping[str, Any] | None,
+                   rtol: float, atol: float) -> None:
+    """Run ``check()``; when it fails and ``actual`` is a known mistake, add that advice."""
+    try:
+        check()
+    except AssertionError as exc:
+        for advice, value in (mistakes or {}).items():
+            if _matches(actual, value, rtol, atol):
+                raise AssertionError(f"{exc} {advice}") from None
+        raise
 
 
 def check_array(
@@ -20,6 +107,7 @@ def check_array(
     rtol: float = 1e-5,
     atol: float = 1e-6,
     check_dtype: bool = False,
+    mistakes: Mapping[str, Any] | None = None,
 ) -> None:
     """Assert that ``actual`` matches ``expected`` in shape (and values within tolerance).
 
@@ -27,13 +115,25 @@ def check_array(
         actual: what the learner's code returned (a ``jax.Array``, NumPy array or scalar).
         expected: the reference value.
         name: how to call ``actual`` in the message, e.g. ``"normalize(x)"``.
-        rtol, atol: tolerances as in ``numpy.allclose``.
+        rtol: relative tolerance, as in ``numpy.allclose``.
+        atol: absolute tolerance, as in ``numpy.allclose``.
         check_dtype: also require the same dtype.
+        mistakes: known wrong answers, ``{advice: the value that mistake gives}``. When
+            ``actual`` fails and matches one of them, the advice is added to the message, so
+            the learner hears what the mistake is, not only that the numbers differ.
 
     Raises:
-        AssertionError: saying the expected and actual shape and dtype, the largest difference
-            and where it is.
+        AssertionError: saying the expected and actual shape, the largest difference and
+            where it is (NaN where a number was expected, or a uniform factor, named as
+            such), and the dtypes when they matter (see the module docstring).
     """
+    arrays = {advice: np.asarray(value) for advice, value in (mistakes or {}).items()}
+    _with_mistakes(lambda: _check_array(actual, expected, name, rtol, atol, check_dtype),
+                   actual, arrays, rtol, atol)
+
+
+def _check_array(actual: Any, expected: Any, name: str, rtol: float, atol: float,
+                 check_dtype: bool) -> None:
     if actual is None:
         raise AssertionError(f"{name} returned None: did the function forget to `return`?")
     try:
@@ -43,7 +143,8 @@ def check_array(
     want = np.asarray(expected)
     if got.shape != want.shape:
         raise AssertionError(
-            f"{name} has the wrong shape: expected {_describe(want)}, got {_describe(got)}."
+            f"{name} has the wrong shape: expected shape {want.shape}, got shape {got.shape}."
+            + _dtype_note(got, want, check_dtype)
         )
     if check_dtype and got.dtype != want.dtype:
         raise AssertionError(
@@ -55,8 +156,9 @@ def check_array(
             first = tuple(int(i) for i in np.argwhere(mismatch)[0])
             raise AssertionError(
                 f"{name} differs from the expected value in {int(mismatch.sum())} of "
-                f"{mismatch.size} entries; first at index {first}: expected {want[first]!r}, "
-                f"got {got[first]!r}."
+                f"{mismatch.size} entries; first at index {first}: expected "
+                f"{_item(want[first])!r}, got {_item(got[first])!r}."
+                + _dtype_note(got, want, check_dtype)
             )
         return
     got_f = got.astype(np.float64)
@@ -65,23 +167,50 @@ def check_array(
         got_f, want_f, rtol=rtol, atol=atol, equal_nan=True
     ):
         return
+    note = _dtype_note(got, want, check_dtype)
+    unexpected_nan = np.isnan(got_f) & ~np.isnan(want_f)
+    if np.any(unexpected_nan):
+        idx = tuple(np.argwhere(unexpected_nan)[0]) if got.ndim else ()
+        raise AssertionError(
+            f"{name} has the right shape {got.shape} but wrong values: NaN{_at(idx)} "
+            f"where {want_f[idx]:.6g} was expected; {int(unexpected_nan.sum())} of {got.size} "
+            f"entries are NaN." + note
+        )
     diff = np.abs(np.where(np.isnan(got_f) | np.isnan(want_f), np.inf, got_f - want_f))
     where = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    where_txt = f" at index {tuple(int(i) for i in where)}" if where else ""
+    factor = _uniform_factor(got_f, want_f, rtol, atol)
+    factor_txt = (f" Every entry is {factor:.4g} times the expected value."
+                  if factor is not None else "")
     raise AssertionError(
         f"{name} has the right shape {got.shape} but wrong values: largest difference "
-        f"{float(diff[where]):.3g}{where_txt} (expected {want_f[where]:.6g}, got "
+        f"{float(diff[where]):.3g}{_at(where)} (expected {want_f[where]:.6g}, got "
         f"{got_f[where]:.6g}); {int((diff > atol + rtol * np.abs(want_f)).sum())} of {diff.size} "
-        f"entries are off. Expected {_describe(want)}, got {_describe(got)}."
+        f"entries are off." + factor_txt + note
     )
 
 
-def check_tree(actual: Any, expected: Any, *, name: str = "result", **tolerances: Any) -> None:
+def check_tree(actual: Any, expected: Any, *, name: str = "result",
+               mistakes: Mapping[str, Any] | None = None, **tolerances: Any) -> None:
     """Assert that two pytrees have the same structure and matching leaves.
 
     Leaves are compared with :func:`check_array`; the message names the leaf's path, e.g.
     ``grads['w']``.
+
+    Args:
+        actual: what the learner's code returned.
+        expected: the reference pytree.
+        name: how to call ``actual`` in the message.
+        mistakes: known wrong answers (whole pytrees), as in :func:`check_array`.
+        **tolerances: ``rtol``, ``atol`` and ``check_dtype``, passed to :func:`check_array`.
+
+    Raises:
+        AssertionError: naming the first differing leaf, or the two structures.
     """
+    _with_mistakes(lambda: _check_tree(actual, expected, name, tolerances), actual, mistakes,
+                   tolerances.get("rtol", 1e-5), tolerances.get("atol", 1e-6))
+
+
+def _check_tree(actual: Any, expected: Any, name: str, tolerances: dict) -> None:
     import jax
 
     got_leaves, got_def = jax.tree_util.tree_flatten_with_path(actual)
@@ -95,9 +224,21 @@ def check_tree(actual: Any, expected: Any, *, name: str = "result", **tolerances
 
 
 def check_scalar(actual: Any, expected: float, *, name: str = "result", rtol: float = 1e-5,
-                 atol: float = 1e-6) -> None:
-    """Assert that ``actual`` is a single number close to ``expected``."""
+                 atol: float = 1e-6, mistakes: Mapping[str, Any] | None = None) -> None:
+    """Assert that ``actual`` is a single number close to ``expected``.
+
+    Args:
+        actual: what the learner's code returned.
+        expected: the reference number.
+        name: how to call ``actual`` in the message.
+        rtol: relative tolerance, as in ``numpy.allclose``.
+        atol: absolute tolerance, as in ``numpy.allclose``.
+        mistakes: known wrong answers, as in :func:`check_array`.
+
+    Raises:
+        AssertionError: when ``actual`` is not of shape ``()`` or not close to ``expected``.
+    """
     shape = np.shape(actual)
     if shape != ():
         raise AssertionError(f"{name} should be a scalar (shape ()), got shape {shape}.")
-    check_array(actual, expected, name=name, rtol=rtol, atol=atol)
+    check_array(actual, expected, name=name, rtol=rtol, atol=atol, mistakes=mistakes)

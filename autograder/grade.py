@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import hashlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -32,17 +34,20 @@ from autograder.proof import add_proofs, proved, with_proof
 from autograder.release import SOLUTIONS, student_version
 
 MAX_BYTES = 20 * 1024 * 1024
+MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
+FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
 COURSE_ID = "learn-jax"
 _TIMING_RE = re.compile(r"Timing: .* ran ([0-9.]+)x faster.*required at least ([0-9.]+)x")
 
 
 @dataclass
 class Submission:
-    """One notebook to grade."""
+    """One notebook to grade (``problem`` set: invalid before grading, with that message)."""
 
     path: Path
     student: str
     assignment: str
+    problem: str = ""
 
 
 @dataclass
@@ -81,34 +86,84 @@ def assignments(course: Path = SOLUTIONS) -> list[str]:
 
 
 def _safe(name: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._")
-    return cleaned or "student"
+    """A student name usable as a folder name; a name that had to change gets a short hash of
+    the original, so two folders (``eve`` and ``eve.``) never become one student."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "student"
+    if cleaned == name:
+        return cleaned
+    return f"{cleaned}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def _assignment_of(stem: str, known: list[str]) -> str:
+    """The assignment a file's stem names: itself, else the longest known name inside it
+    (Colab saves copies as ``Copy of 05_jit`` or ``05_jit (1)``), else the stem."""
+    if stem in known:
+        return stem
+    return next((a for a in sorted(known, key=len, reverse=True) if a in stem), stem)
+
+
+def _walk(root: Path) -> list[tuple[Path, bool]]:
+    """Notebooks below ``root`` without following links: (path, is a link). Links to folders
+    are listed too (as links); hidden folders (``.git``, checkpoints) are skipped."""
+    found: list[tuple[Path, bool]] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for name in sorted(dirnames):
+            if (here / name).is_symlink():
+                found.append((here / name, True))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and not (here / d).is_symlink())
+        for name in sorted(filenames):
+            if name.endswith(".ipynb"):
+                found.append((here / name, (here / name).is_symlink()))
+    return found
 
 
 def discover(paths: list[Path], known: list[str], assignment: str | None = None
              ) -> list[Submission]:
-    """Expand files and folders into submissions.
+    """Expand files and folders into submissions; who submitted comes from folders only.
 
-    ``PATH/<student>/<assignment>.ipynb`` gives the student from the folder; a flat file's
-    stem names the assignment (or contains it, the rest naming the student), and the student
-    is the folder's name when the stem is just the assignment.
+    ``PATH/<student>/<assignment>.ipynb``: the student is the folder right below a ``PATH``
+    given (for a file given, or a file directly in ``PATH``, the folder that holds it), never
+    a file name. The assignment is the file's stem (or the known assignment the stem contains),
+    or ``assignment`` for every file. Symbolic links are never followed: a linked file or
+    folder is a submission with a ``problem``, as is every file when two map to the same
+    (student, assignment).
     """
     found: list[Submission] = []
     for root in paths:
-        files = [root] if root.is_file() else sorted(root.rglob("*.ipynb"))
-        for path in files:
-            if ".ipynb_checkpoints" in path.parts:
-                continue
-            stem = path.stem
-            name = assignment or next((a for a in known if a == stem), None)
-            student = path.parent.name
-            if name is None:
-                name = next((a for a in sorted(known, key=len, reverse=True) if a in stem), stem)
-                rest = stem.replace(name, "").strip("-_ .") if name in stem else ""
-                student = rest or student
-            elif root.is_dir() and path.parent == root and stem != name:
-                student = stem
-            found.append(Submission(path, _safe(student), name))
+        if root.is_symlink() or root.is_file():
+            entries, base = [(root, root.is_symlink())], root.absolute().parent
+        else:
+            entries, base = _walk(root), root.absolute()
+        for path, linked in entries:
+            rel = path.absolute().relative_to(base)
+            folder_link = linked and path.suffix != ".ipynb"
+            folder = rel.parts[0] if len(rel.parts) > 1 or folder_link else base.name
+            name = "linked-folder" if folder_link else (
+                assignment or _assignment_of(path.stem, known))
+            problem = ""
+            if linked:
+                problem = (f"{rel} is a symbolic link; links are not followed: submit the "
+                           "notebook file itself")
+            found.append(Submission(path, folder, name, problem))
+    return _mark_clashes(found)
+
+
+def _mark_clashes(found: list[Submission]) -> list[Submission]:
+    """Make student names folder-safe, and give every file that shares its (student,
+    assignment) with another a ``problem``: none of them is graded, none overwrites another."""
+    by_key: dict[tuple[str, str], list[Submission]] = {}
+    for sub in found:
+        sub.student = _safe(sub.student)
+        by_key.setdefault((sub.student, sub.assignment), []).append(sub)
+    for (student, name), subs in by_key.items():
+        if len(subs) > 1:
+            files = ", ".join(sorted(str(s.path.name) for s in subs))
+            for sub in subs:
+                sub.problem = sub.problem or (
+                    f"{len(subs)} files are assignment {name} of student {student} ({files}): "
+                    "nothing was graded; submit one")
     return found
 
 
@@ -124,13 +179,23 @@ def read_submission(path: Path) -> nbformat.NotebookNode:
     Raises:
         InvalidSubmission: empty, too large, not JSON, or not a notebook.
     """
-    size = path.stat().st_size
-    if size == 0:
-        raise InvalidSubmission("the file is empty")
-    if size > MAX_BYTES:
-        raise InvalidSubmission(f"the file is {size / 2**20:.0f} MB; notebooks over "
-                                f"{MAX_BYTES // 2**20} MB are not graded (clear outputs first)")
-    raw = path.read_bytes()
+    try:  # O_NOFOLLOW: a link swapped in after discovery is still not followed
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InvalidSubmission(f"the file cannot be opened ({exc.strerror}); links are not "
+                                "followed") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidSubmission("not a regular file")
+        size = info.st_size
+        if size == 0:
+            raise InvalidSubmission("the file is empty")
+        if size > MAX_BYTES:
+            raise InvalidSubmission(f"the file is {size / 2**20:.0f} MB; notebooks over "
+                                    f"{MAX_BYTES // 2**20} MB are not graded (clear outputs "
+                                    "first)")
+        raw = fh.read(MAX_BYTES + 1)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -182,6 +247,7 @@ def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
 
 _CONFIG = """\
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
 
@@ -203,8 +269,14 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties, CheckCellMetadata]
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 60
-# Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests.
-c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, CSSHTMLHeaderPreprocessor]
+# Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests,
+# nor run what a submission printed: HTML is cleaned (nbconvert's SanitizeHTML, bleach), and
+# every other rich output but text and images is dropped.
+c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, SanitizeHTML,
+                                    CSSHTMLHeaderPreprocessor]
+c.SanitizeHTML.enabled = True  # nbconvert's preprocessors are off unless enabled
+c.SanitizeHTML.safe_output_keys = ["metadata", "text/plain", "image/png", "image/jpeg"]
+c.SanitizeHTML.sanitized_output_types = ["text/html", "text/markdown"]
 """
 
 
@@ -384,9 +456,14 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         qs = questions(source)
         result.max_score = sum(q.points for q in qs)
         nb = read_submission(sub.path)
+        released = student_version(source)
+        if len(nb.cells) > len(released.cells) + MAX_EXTRA_CELLS:
+            raise InvalidSubmission(f"the notebook has {len(nb.cells)} cells; at most "
+                                    f"{MAX_EXTRA_CELLS} more than the exercise's "
+                                    f"{len(released.cells)} are graded")
         from autograder.rebuild import rebuild
 
-        rebuilt = rebuild(student_version(source), nb)
+        rebuilt = rebuild(released, nb)
         screened = screen_answers(rebuilt.notebook)
         tokens = add_proofs(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
@@ -410,8 +487,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
                 cell = cells.get(q.tests_id, {})
                 ok = proved(cell, q.tests_id, tokens[q.tests_id])
-                # Only the grader's verdict counts: points need nbgrader's and the proof.
-                score = min(float(grade.score or 0.0), q.points) if ok else 0.0
+                # The proof is the verdict: the test cell ran to its end with no error. (nbgrader
+                # also zeroes a cell that wrote to stderr, so a JAX warning failed honest work.)
+                score = q.points if ok else 0.0
                 grade.auto_score, grade.manual_score = score, None
                 ename, evalue = _error_of(cell)
                 if q.answer_id in rebuilt.missing:
@@ -443,7 +521,8 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions
                                        if q.id in screened and q.status == "passed"]
         result.message = " ".join(notes)
-        proc = _nbgrader(course, "generate_feedback", sub.assignment, sub.student)
+        proc = _nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                         timeout=FEEDBACK_TIMEOUT)
         for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
             shutil.copy(html, dest / "feedback.html")
     except InvalidSubmission as exc:
@@ -564,16 +643,17 @@ def run(args: argparse.Namespace) -> int:
         print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
               "the grader's access to files and network", file=sys.stderr)
     results: list[Result] = []
-    unknown = [s for s in subs if s.assignment not in known]
+    unknown = [s for s in subs if s.problem or s.assignment not in known]
     for sub in unknown:
+        message = sub.problem or (f"unknown assignment {sub.assignment!r} (file "
+                                  f"{sub.path.name}); known: {', '.join(known)}")
         r = Result(sub.student, sub.assignment, str(sub.path), status="invalid",
-                   message=f"unknown assignment {sub.assignment!r} (file {sub.path.name}); "
-                           f"known: {', '.join(known)}")
+                   message=message)
         dest = args.out / sub.student / sub.assignment
         dest.mkdir(parents=True, exist_ok=True)
         (dest / "result.json").write_text(json.dumps(asdict(r), indent=2) + "\n")
         results.append(r)
-    todo = [s for s in subs if s.assignment in known]
+    todo = [s for s in subs if s not in unknown]
     names = sorted({s.assignment for s in todo})
     from autograder.progress import Progress
 

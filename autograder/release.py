@@ -1,5 +1,8 @@
 """Generate the student notebooks in ``exercises/`` from the sources in ``solutions/``.
 
+First the set-up cell (:mod:`autograder.colab`, with the repository URL and branch of
+``_config.yml``) is written into every chapter and source notebook, so all agree.
+
 The transforms are nbgrader's own preprocessors, in the order its ``generate_assignment``
 uses, without the steps that need a gradebook (``SaveCells``) or a header file, plus the
 course's :class:`~autograder.preprocessors.MarkAnswerCells`.
@@ -16,6 +19,7 @@ from nbformat import NotebookNode
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
+NOTEBOOKS = ROOT / "notebooks"
 
 
 def _pipeline() -> list:
@@ -62,20 +66,70 @@ def render(nb: NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
+def stamp_setup_cell(nb: NotebookNode, source: str) -> bool:
+    """Make ``nb``'s first code cell the set-up cell ``source``; True when it changed.
+
+    A notebook without code cells gets the set-up cell inserted first.
+    """
+    first = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if first is None:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(source))
+        return True
+    if first.source == source:
+        return False
+    first.source = source
+    return True
+
+
+def stamp_notebooks(folders: list[Path], check: bool = False) -> list[str]:
+    """Write the set-up cell of ``_config.yml``'s repository into every notebook of ``folders``.
+
+    Args:
+        folders: folders of notebooks (chapters, sources).
+        check: report the notebooks whose set-up cell differs instead of writing.
+
+    Returns:
+        One line per notebook that differs (``check``) or was written.
+    """
+    from autograder.colab import setup_cell
+
+    source = setup_cell()
+    report: list[str] = []
+    for folder in folders:
+        for path in sorted(folder.glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            if not stamp_setup_cell(nb, source):
+                continue
+            name = f"{folder.name}/{path.name}"
+            if check:
+                report.append(f"{name}: its set-up cell is not the one _config.yml gives")
+            else:
+                path.write_text(render(nb))
+                report.append(f"wrote the set-up cell of {name}")
+    return report
+
+
+# The folders whose set-up cells ``python -m autograder release`` writes.
+COURSE_FOLDERS = (NOTEBOOKS, SOLUTIONS)
+
+
 def release(check: bool = False, solutions: Path = SOLUTIONS,
-            exercises: Path = EXERCISES) -> list[str]:
+            exercises: Path = EXERCISES, setup_cells_in: tuple[Path, ...] = ()) -> list[str]:
     """Write (or, with ``check``, compare) every ``exercises/NN_name.ipynb``.
 
     Args:
         check: compare with what is committed instead of writing.
         solutions: folder of nbgrader source notebooks.
         exercises: folder of student notebooks.
+        setup_cells_in: folders whose notebooks get ``_config.yml``'s set-up cell first (the
+            command passes :data:`COURSE_FOLDERS`).
 
     Returns:
-        One line per exercise that differs (``check``) or was written.
+        One line per notebook that differs (``check``) or was written.
     """
     report: list[str] = []
     sources = sorted(solutions.glob("*.ipynb"))
+    report += stamp_notebooks(list(setup_cells_in), check)
     if not sources:
         raise FileNotFoundError(f"no source notebooks in {solutions}")
     exercises.mkdir(exist_ok=True)

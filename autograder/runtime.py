@@ -58,20 +58,31 @@ def backend() -> str:
 
 
 def describe() -> dict[str, object]:
-    """Print and return the JAX version, backend and devices this notebook runs on."""
+    """Print and return the JAX version, backend and devices this notebook runs on.
+
+    When the JAX found is outside the versions the course is tested on (Colab's, in
+    ``requirements-colab.txt``, to the pinned one), it also says so, and why outputs may then
+    differ from the text; ``info["tested"]`` is False then.
+    """
     import jax
 
+    from autograder.compat import tested_range_note
+
     devices = jax.devices()
+    note = tested_range_note(jax.__version__)
     info: dict[str, object] = {
         "jax": jax.__version__,
         "backend": backend(),
         "device_count": len(devices),
         "devices": sorted({d.device_kind for d in devices}),
+        "tested": note is None,
     }
     print(
         f"JAX {info['jax']} on {info['backend'].upper()}: {len(devices)} device(s), "
         f"{', '.join(info['devices'])}"
     )
+    if note:
+        print(f"Note: {note}")
     return info
 
 

@@ -7,6 +7,29 @@ stub fail it, and does each wrong-answer fixture in ``wrong_answers/NN_name/`` f
 fresh process per notebook lets chapters that simulate eight CPU devices set XLA's flags
 before JAX starts. Cells run as plain Python (magics transformed), which is much faster than
 a kernel per case.
+
+The stubs come from the committed ``exercises/NN_name.ipynb`` (``make test`` checks first that
+they are what ``solutions/`` generates), so the harness needs no nbgrader and runs on Colab's
+packages too (``make test-colab``).
+
+The report, per question (``report["questions"][answer_id]``):
+
+- ``reference``, ``stub``: ``"passed"``, or the error's ``"Class: first line"``;
+- ``wrong[case]``: the course's message for that wrong answer (``hints.Explanation.message``:
+  a test's own message plus the advice and hints shown; JAX's error text only when the course
+  has nothing to say about it), or ``"PASSED (should fail)"``. It is meant to read the same on
+  every supported JAX version;
+- ``error[case]``: the raw ``"Class: first line"`` of the error (JAX's own words, which may
+  differ between versions);
+- ``seen[case]``: everything the learner sees: what the test cell printed (the feedback lines
+  with their hints) and the error line;
+- ``expect[case]``: the fixture's ``# expect: <text>`` line (None when missing), which must be
+  a substring of ``seen[case]`` (``test_exercises.py`` checks it).
+
+Every case starts from the same state: NumPy's and Python's global random generators are
+seeded, so answers that (wrongly) draw from them fail with the same numbers on every run.
+The cells' source is registered with ``linecache``, as IPython does, so tracebacks and hints
+can see the learner's lines.
 """
 
 from __future__ import annotations
@@ -14,9 +37,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import linecache
+import random
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -24,28 +50,64 @@ import matplotlib
 matplotlib.use("Agg")
 
 import nbformat  # noqa: E402
+import numpy as np  # noqa: E402
 
+from autograder.hints import explain, first_line  # noqa: E402
 from autograder.notebook import code_of, is_answer, nbgrader_meta, questions  # noqa: E402
-from autograder.release import student_version  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "wrong_answers"
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+EXPECT_PREFIX = "# expect:"
 
 
-def _run(code: str, ns: dict, name: str) -> str | None:
-    """Execute ``code`` in ``ns``; return None on success, else the error's last line."""
+@dataclass
+class Outcome:
+    """How running some code ended: the exception (None on success) and what it printed."""
+
+    exc: BaseException | None
+    printed: str
+
+    @property
+    def line(self) -> str | None:
+        """``"Class: first line"`` of the error, None on success."""
+        return None if self.exc is None else first_line(self.exc)
+
+    @property
+    def seen(self) -> str:
+        """What the learner sees: the printed lines, then the error line."""
+        parts = [self.printed.rstrip()] if self.printed.strip() else []
+        if self.exc is not None:
+            parts.append(first_line(self.exc))
+        return "\n".join(parts)
+
+
+def _run(code: str, ns: dict, name: str) -> Outcome:
+    """Execute ``code`` in ``ns`` from a seeded state; return how it ended."""
+    if name not in linecache.cache or linecache.cache[name][2] != code.splitlines(True):
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    np.random.seed(0)
+    random.seed(0)
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
             exec(compile(code, name, "exec"), ns)
     except BaseException as exc:  # noqa: BLE001 - SystemExit from a bad answer counts too
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        return Outcome(exc, out.getvalue())
+    return Outcome(None, out.getvalue())
+
+
+def expectation(fixture: Path) -> str | None:
+    """The text after ``# expect:`` on the fixture's first line, or None without one."""
+    lines = fixture.read_text().splitlines()
+    if lines and lines[0].startswith(EXPECT_PREFIX):
+        return lines[0][len(EXPECT_PREFIX):].strip() or None
     return None
 
 
 def check(path: Path) -> dict:
     """Report for one source notebook (see module docstring)."""
     nb = nbformat.read(path, as_version=4)
-    stub = student_version(nb)
+    stub = nbformat.read(EXERCISES / path.name, as_version=4)
     qs = questions(nb)
     tests = {q.tests_id: q for q in qs}
     report: dict = {"notebook": path.name, "questions": {}, "errors": []}
@@ -63,32 +125,43 @@ def check(path: Path) -> dict:
             before_answer[meta["grade_id"]] = dict(ns)
         if meta.get("grade_id") in tests:
             test_source[meta["grade_id"]] = code_of(cell)
-        err = _run(code_of(cell), ns, f"cell {i}")
+        result = _run(code_of(cell), ns, f"<{path.stem} cell {i}>")
         if meta.get("grade_id") in tests:
             q = tests[meta["grade_id"]]
-            report["questions"].setdefault(q.answer_id, {})["reference"] = err or "passed"
-        elif err:
-            report["errors"].append(f"reference cell {i} failed: {err}")
+            report["questions"].setdefault(q.answer_id, {})["reference"] = result.line or "passed"
+        elif result.exc is not None:
+            report["errors"].append(f"reference cell {i} failed: {result.line}")
     report["reference_seconds"] = round(time.perf_counter() - start, 1)
 
     # Stub: the released cell for each answer, in the reference namespace before it.
     stub_answers = {nbgrader_meta(c)["grade_id"]: c for c in stub.cells if is_answer(c)}
     for q in qs:
         entry = report["questions"].setdefault(q.answer_id, {})
+        tests_name = f"<{path.stem} tests {q.tests_id}>"
         ns_q = dict(before_answer[q.answer_id])
-        _run(code_of(stub_answers[q.answer_id]), ns_q, "stub")
-        err = _run(test_source[q.tests_id], ns_q, "tests")
-        entry["stub"] = err or "PASSED (should fail)"
+        _run(code_of(stub_answers[q.answer_id]), ns_q, f"<{path.stem} stub {q.answer_id}>")
+        result = _run(test_source[q.tests_id], ns_q, tests_name)
+        entry["stub"] = result.line or "PASSED (should fail)"
         entry["points"] = q.points
-        entry["wrong"] = {}
+        for field in ("wrong", "error", "seen", "expect"):
+            entry[field] = {}
         for fixture in sorted((FIXTURES / path.stem).glob(f"{q.answer_id}__*.py")):
+            case = fixture.stem
             ns_w = dict(before_answer[q.answer_id])
-            err = _run(fixture.read_text(), ns_w, fixture.name)
-            if err is None:
-                err = _run(test_source[q.tests_id], ns_w, "tests")
-                entry["wrong"][fixture.stem] = err or "PASSED (should fail)"
+            entry["expect"][case] = expectation(fixture)
+            answer = _run(fixture.read_text(), ns_w, str(fixture))
+            if answer.exc is not None:
+                entry["wrong"][case] = f"answer cell itself raised: {answer.line}"
+                entry["error"][case] = answer.line
+                entry["seen"][case] = answer.seen
+                continue
+            result = _run(test_source[q.tests_id], ns_w, tests_name)
+            if result.exc is None:
+                entry["wrong"][case] = "PASSED (should fail)"
             else:
-                entry["wrong"][fixture.stem] = f"answer cell itself raised: {err}"
+                entry["wrong"][case] = explain(result.exc).message
+            entry["error"][case] = result.line
+            entry["seen"][case] = result.seen
     known = {q.answer_id for q in qs}
     for fixture in sorted((FIXTURES / path.stem).glob("*.py")):
         if fixture.stem.split("__")[0] not in known:

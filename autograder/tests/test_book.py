@@ -141,6 +141,28 @@ def test_chapter_shows_outputs_and_plots(site: str, browser, page: str) -> None:
     assert loaded, f"{page}: no plot images"
 
 
+def _error_displays(page: str) -> list[str]:
+    """The text of each error output on a built page (MyST-NB's traceback blocks)."""
+    import html
+    import re
+
+    source = (HTML / f"{page}.html").read_text()
+    blocks = re.findall(r'<div class="output traceback[^"]*">(.*?)</div>\s*</div>', source, re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", b)).strip() for b in blocks]
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_error_displays_are_short_and_name_no_build_paths(page: str) -> None:
+    """Does every error a chapter shows on purpose take at most 40 lines, without library
+    frames or paths of the machine that built the book?"""
+    if not (HTML / f"{page}.html").exists():
+        pytest.fail("the book is not built: run `make book` (make test does it first)")
+    for text in _error_displays(page):
+        assert len(text.splitlines()) <= 40, text[:2000]
+        for path in ("site-packages", "/.venv", "/.pyenv/", "/usr/lib/python"):
+            assert path not in text, text[:2000]
+
+
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_colab_link_points_at_this_notebook(site: str, browser, page: str) -> None:
     """Does each notebook page's Colab launch link open that very .ipynb in the repository?"""

@@ -14,9 +14,10 @@ def test_equal_arrays_pass() -> None:
 
 
 def test_wrong_shape_message() -> None:
-    """Does a shape mismatch name both shapes and dtypes?"""
-    with pytest.raises(AssertionError, match=r"wrong shape: expected shape \(3,\).*got shape \(2,"):
+    """Does a shape mismatch name both shapes (and no dtypes when the dtype is not at issue)?"""
+    with pytest.raises(AssertionError) as info:
         check_array(jnp.zeros(2), np.zeros(3), name="f(x)")
+    assert str(info.value) == "f(x) has the wrong shape: expected shape (3,), got shape (2,)."
 
 
 def test_wrong_values_message_gives_largest_difference() -> None:
@@ -57,3 +58,43 @@ def test_scalar() -> None:
     check_scalar(jnp.float32(2.0), 2.0)
     with pytest.raises(AssertionError, match="should be a scalar"):
         check_scalar(jnp.ones(1), 1.0)
+
+
+def test_dtypes_mentioned_only_when_checked_or_of_another_kind() -> None:
+    """Does a value mismatch leave dtypes out unless check_dtype or an int/float mix-up?"""
+    with pytest.raises(AssertionError) as info:
+        check_array(jnp.array([1.0, 7.0]), np.array([1.0, 2.0]), name="f(x)")
+    assert "dtype" not in str(info.value)
+    with pytest.raises(AssertionError, match=r"Its dtype is int32; expected float32"):
+        check_array(jnp.array([1, 2], jnp.int32), np.array([1.5, 2.0], np.float32))
+    with pytest.raises(AssertionError, match=r"Its dtype is float32; expected float64"):
+        check_array(jnp.zeros(2), np.zeros(3), check_dtype=True)
+
+
+def test_nan_where_a_number_was_expected() -> None:
+    """Is NaN in place of a number named as such, with its index?"""
+    with pytest.raises(AssertionError, match=r"NaN at index \(1,\) where 2 was expected; 1 of 2"):
+        check_array(jnp.array([1.0, jnp.nan]), [1.0, 2.0])
+
+
+def test_uniform_factor_is_reported() -> None:
+    """Are values that are all k times the expected ones reported with the factor k?"""
+    with pytest.raises(AssertionError, match="Every entry is 8 times the expected value"):
+        check_array(jnp.array([8.0, 16.0, -24.0]), [1.0, 2.0, -3.0])
+    with pytest.raises(AssertionError) as info:  # constant expected values: any factor "fits"
+        check_array(jnp.array([2.0, 2.0]), [1.0, 1.0])
+    assert "times the expected" not in str(info.value)
+
+
+def test_known_mistakes_are_named() -> None:
+    """Does a value that matches a known mistake get that mistake's advice added?"""
+    mistakes = {"It is the transpose.": np.ones((2, 3))}
+    with pytest.raises(AssertionError, match=r"got shape \(2, 3\)\. It is the transpose\.$"):
+        check_array(jnp.ones((2, 3)), np.ones((3, 2)), mistakes=mistakes)
+    with pytest.raises(AssertionError) as info:
+        check_array(jnp.zeros((2, 3)), np.ones((3, 2)), mistakes=mistakes)
+    assert "transpose" not in str(info.value)
+    with pytest.raises(AssertionError, match="It is the batch gradient"):
+        check_tree({"w": jnp.ones(2)}, {"w": np.zeros(2)},
+                   mistakes={"It is the batch gradient.": {"w": np.ones(2)}})
+    check_array(jnp.ones(2), np.ones(2), mistakes={"never shown": np.ones(2)})

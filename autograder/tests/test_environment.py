@@ -8,14 +8,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _requirements() -> dict[str, str]:
+def _requirements(name: str = "requirements.txt") -> dict[str, str]:
     pins = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+    for line in (ROOT / name).read_text().splitlines():
         line = line.split("#")[0].strip()
         if line:
-            name, _, version = line.partition("==")
-            assert version, f"requirements.txt must pin exactly: {line!r}"
-            pins[name.lower()] = version
+            package, _, version = line.partition("==")
+            assert version, f"{name} must pin exactly: {line!r}"
+            pins[package.lower()] = version
     return pins
 
 
@@ -48,3 +48,22 @@ def test_installed_versions_match_pins() -> None:
 
     for name, pinned in _requirements().items():
         assert version(name) == pinned, name
+
+
+def test_colab_file_pins_colab_stack_and_the_package_floor_agrees() -> None:
+    """Does requirements-colab.txt pin Colab's stack exactly, does pyproject's `jax>=` floor
+    name the same JAX, and do autograder.compat's tested range and both files agree?"""
+    import tomllib
+
+    from autograder import compat
+
+    colab = _requirements("requirements-colab.txt")
+    for name in ["jax", "jaxlib", "numpy", "ipython", "ipykernel", "matplotlib"]:
+        assert name in colab, name
+    assert colab["jax"] == colab["jaxlib"]
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    floors = [d.split(">=", 1)[1] for d in deps if re.match(r"jax\s*>=", d)]
+    assert floors == [colab["jax"]], (deps, colab["jax"])
+    assert compat.OLDEST_TESTED_JAX == colab["jax"]
+    assert compat.NEWEST_TESTED_JAX == _requirements()["jax"]
+    assert compat.version_tuple(colab["jax"]) <= compat.version_tuple(_requirements()["jax"])

@@ -1,17 +1,15 @@
 """Tests of the tests: for every exercise question the reference passes, the stub scores
-nothing, and each wrong-answer fixture fails."""
+nothing, and each wrong-answer fixture fails with the message its `# expect:` line names."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.notebook import questions
+from autograder.tests.harness_runs import harness_report
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -19,13 +17,8 @@ SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
 
 @pytest.fixture(scope="module", params=SOURCES, ids=[p.stem for p in SOURCES])
 def report(request: pytest.FixtureRequest) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-m", "autograder.tests.exercise_harness", str(request.param)],
-        capture_output=True, text=True, cwd=request.param.parent, timeout=600,
-    )
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("HARNESS-JSON ")]
-    assert lines, f"harness printed no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return json.loads(lines[-1][len("HARNESS-JSON "):])
+    """The harness's report for one source on this (pinned) stack, shared with test_colab."""
+    return harness_report(request.param)
 
 
 def test_reference_runs_cleanly(report: dict) -> None:
@@ -50,8 +43,20 @@ def test_wrong_answers_fail(report: dict) -> None:
     """Does every wrong-answer fixture fail its question, with at least two per question?"""
     too_few = {q: len(e["wrong"]) for q, e in report["questions"].items() if len(e["wrong"]) < 2}
     passing = [f"{q}/{case}" for q, e in report["questions"].items()
-               for case, res in e["wrong"].items() if "should fail" in res or "itself" in res]
+               for case, res in e["wrong"].items()
+               if res == "PASSED (should fail)" or res.startswith("answer cell itself raised")]
     assert too_few == {} and passing == []
+
+
+def test_wrong_answers_show_their_expected_message(report: dict) -> None:
+    """Does every wrong-answer fixture start with `# expect: <text>`, and does the learner see
+    that text (the printed feedback, error line and hints)?"""
+    missing = [f"{q}/{case}" for q, e in report["questions"].items()
+               for case, text in e["expect"].items() if not text]
+    not_seen = {f"{q}/{case}": {"expect": e["expect"][case], "seen": e["seen"][case]}
+                for q, e in report["questions"].items() for case in e["expect"]
+                if e["expect"][case] and e["expect"][case] not in e["seen"][case]}
+    assert missing == [] and not_seen == {}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])

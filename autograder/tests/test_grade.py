@@ -28,19 +28,58 @@ EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
 }
 
 
-def test_discover_student_folders_and_flat_files(tmp_path: Path) -> None:
-    """Are students and assignments taken from folders, stems, or stems holding both?"""
-    for rel in ["alice/05_jit.ipynb", "bob/07_vmap.ipynb", "flat/carol-05_jit.ipynb",
-                "flat/05_jit.ipynb"]:
+def test_discover_takes_students_from_folders_only(tmp_path: Path) -> None:
+    """Is the student the folder below the PATH given (never a file name), the assignment the
+    stem or the known name inside it, and a file given alone its folder's?"""
+    for rel in ["alice/05_jit.ipynb", "bob/Copy of 07_vmap.ipynb", "mallory/alice/07_vmap.ipynb",
+                "mallory/05_jit-alice.ipynb", "carol/.ipynb_checkpoints/05_jit.ipynb"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
-    found = discover([tmp_path / "alice", tmp_path / "bob", tmp_path / "flat"],
-                     ["05_jit", "07_vmap"])
-    got = sorted((s.student, s.assignment) for s in found)
-    assert got == [("alice", "05_jit"), ("bob", "07_vmap"), ("carol", "05_jit"),
-                   ("flat", "05_jit")]
+    found = discover([tmp_path], ["05_jit", "07_vmap"])
+    got = sorted((s.student, s.assignment, s.problem) for s in found)
+    assert got == [("alice", "05_jit", ""), ("bob", "07_vmap", ""), ("mallory", "05_jit", ""),
+                   ("mallory", "07_vmap", "")]
+    assert discover([tmp_path / "alice"], ["05_jit"]) == [
+        Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "05_jit")]
     assert discover([tmp_path / "alice" / "05_jit.ipynb"], ["05_jit"], "07_vmap") == [
         Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "07_vmap")]
+
+
+def test_discover_marks_two_files_for_one_identity(tmp_path: Path) -> None:
+    """When two files map to one (student, assignment), is every one of them marked, so that
+    nothing is graded or overwritten; and do folder names that need cleaning stay distinct?"""
+    for rel in ["mallory/05_jit.ipynb", "mallory/05_jit-alice.ipynb", "eve/07_vmap.ipynb",
+                "eve./07_vmap.ipynb", "dan/05_jit.ipynb"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    found = {(s.path.parent.name, s.path.name): s for s in discover([tmp_path],
+                                                                     ["05_jit", "07_vmap"])}
+    assert "2 files are assignment 05_jit of student mallory" in \
+        found["mallory", "05_jit-alice.ipynb"].problem
+    assert found["mallory", "05_jit.ipynb"].problem
+    assert found["eve", "07_vmap.ipynb"].problem == found["eve.", "07_vmap.ipynb"].problem == ""
+    assert found["eve", "07_vmap.ipynb"].student == "eve"
+    assert found["eve.", "07_vmap.ipynb"].student.startswith("eve-")
+    assert found["dan", "05_jit.ipynb"].problem == ""
+
+
+def test_discover_never_follows_links(tmp_path: Path) -> None:
+    """Are a linked notebook, a linked folder and a linked PATH marked as links, and is
+    nothing behind them listed?"""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "05_jit.ipynb").write_text("{}")
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice" / "05_jit.ipynb").symlink_to(secret / "05_jit.ipynb")
+    (subs / "bob").symlink_to(secret)
+    found = discover([subs], ["05_jit"])
+    assert sorted((s.student, s.assignment) for s in found) == [("alice", "05_jit"),
+                                                                ("bob", "linked-folder")]
+    assert all("symbolic link" in s.problem for s in found)
+    (tmp_path / "link.ipynb").symlink_to(secret / "05_jit.ipynb")
+    (only,) = discover([tmp_path / "link.ipynb"], ["05_jit"])
+    assert "symbolic link" in only.problem
 
 
 def test_usage_errors_exit_2(tmp_path: Path, capsys) -> None:
@@ -64,7 +103,11 @@ def graded(tmp_path_factory, ) -> Path:
 
     out = tmp_path_factory.mktemp("graded")
     course = out / "course"
-    status = main(["grade", str(FIXTURES / "submissions"), "--assignment", "00_tiny",
+    subs = out / "subs"  # one folder per case: the folder names the student
+    for case in (FIXTURES / "submissions").glob("*.ipynb"):
+        (subs / case.stem).mkdir(parents=True)
+        shutil.copy(case, subs / case.stem / case.name)
+    status = main(["grade", str(subs), "--assignment", "00_tiny",
                    "--source", str(FIXTURES / "course"), "--out", str(out), "--jobs", "2",
                    "--course", str(course)])
     assert status == 0

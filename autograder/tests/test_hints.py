@@ -4,7 +4,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from autograder.hints import feedback, hint_for
+from autograder.compare import check_array
+from autograder.hints import advice, explain, feedback, hint_for, hint_name
 
 
 def _error_of(fn) -> BaseException:
@@ -65,3 +66,122 @@ def test_feedback_reports_pass_fail_and_not_attempted(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "Q1: passed." in out and "Q2: not attempted yet." in out and "Q3: not yet." in out
     assert any("lax.cond" in note for note in info.value.__notes__)
+
+
+def test_key_reuse_hint_is_not_circular() -> None:
+    """Does the key-reuse hint say to draw only with the new keys, not just "split"?"""
+    def reuse():
+        with jax.debug_key_reuse(True):
+            key = jax.random.key(0)
+            jax.random.split(key)
+            jax.random.normal(key)
+
+    assert "draw only with the new keys" in hint_for(_error_of(reuse))
+
+
+def test_test_advice_replaces_the_generic_hint(capsys: pytest.CaptureFixture) -> None:
+    """Does a test's own advice for an error win over the generic hint for that error type?"""
+    def two_epochs():
+        with jax.debug_key_reuse(True):
+            key = jax.random.key(0)
+            for _ in range(2):
+                jax.random.permutation(key, 5)
+
+    with pytest.raises(jax.errors.KeyReuseError) as info:
+        with feedback("Q5"):
+            with advice("fold the epoch into the key: jax.random.fold_in(key, epoch)",
+                        on=jax.errors.KeyReuseError):
+                two_epochs()
+    out = capsys.readouterr().out
+    assert "Hint: fold the epoch into the key" in out
+    assert "Split it first" not in out
+    assert explain(info.value).message == (
+        "Hint: fold the epoch into the key: jax.random.fold_in(key, epoch)")
+
+
+def test_advice_applies_only_to_its_errors() -> None:
+    """Is advice attached only to the error types (and messages) it names?"""
+    with pytest.raises(ValueError) as info:
+        with advice("about keys", on=jax.errors.KeyReuseError):
+            raise ValueError("something else")
+    assert explain(info.value).advice == ()
+    with pytest.raises(ValueError) as info:
+        with advice("about sizes", on=ValueError, match="inconsistent sizes"):
+            raise ValueError("other text")
+    assert explain(info.value).advice == ()
+
+
+def test_own_message_first_generic_hint_only_when_new() -> None:
+    """Is a test's AssertionError shown first, with a generic hint only when it adds advice?"""
+    with pytest.raises(AssertionError) as info:
+        check_array(jnp.float32(jnp.nan), 0.5, name="jax.grad(f)(1.0)")
+    said = explain(info.value)
+    assert said.own and said.error.startswith("AssertionError: jax.grad(f)(1.0)")
+    assert "double-where" in said.hint
+    assert said.message.splitlines()[0] == said.error
+    redundant = AssertionError("jax.grad(f)(1.0) is NaN: use the double-where trick")
+    assert explain(redundant).hint is None
+
+
+def test_nan_gradient_from_where_hint() -> None:
+    """Does a NaN gradient caused by jnp.where get the double-where hint?"""
+    f = lambda x: jnp.where(x < 0, x, jnp.sqrt(x))  # noqa: E731
+    with pytest.raises(AssertionError) as info:
+        check_array(jax.grad(f)(-2.0), 1.0, name="jax.grad(f)(-2.0)")
+    assert "NaN" in str(info.value) and "double-where" in hint_for(info.value)
+
+
+def _count_down(x):
+    while x > 0:
+        x = x - 1
+    return x
+
+
+def test_python_while_on_tracer_mentions_while_loop() -> None:
+    """Does a Python `while` on a traced value suggest lax.while_loop?"""
+    exc = _error_of(lambda: jax.jit(_count_down)(3.0))
+    assert hint_name(exc) == "python-while-on-tracer" and "lax.while_loop" in hint_for(exc)
+
+
+def test_python_float_where_array_expected() -> None:
+    """Does a Python float used like an array (`.astype`) suggest jnp.asarray?"""
+    exc = _error_of(lambda: (2.0).astype(jnp.float32))
+    assert "jnp.asarray" in hint_for(exc)
+
+
+def test_numpy_on_tracer_and_string_argument_hints() -> None:
+    """Do NumPy on a tracer and a string passed to jit get their hints?"""
+    import numpy as np
+
+    assert hint_name(_error_of(lambda: jax.jit(lambda x: np.asarray(x))(1.0))) == "numpy-on-tracer"
+    exc = _error_of(lambda: jax.jit(lambda x, mode: x)(1.0, "l2"))
+    assert "static_argnames" in hint_for(exc)
+
+
+def test_pmap_of_a_shared_scalar() -> None:
+    """Does mapping a scalar parameter over devices with pmap name in_axes=None (any JAX)?"""
+    exc = _error_of(lambda: jax.pmap(lambda p, x: x * p["b"])({"b": 1.0}, jnp.ones((1, 3))))
+    assert hint_name(exc) == "pmap-shared-mapped" and "None" in hint_for(exc)
+
+
+def test_scalar_placed_with_a_split_spec() -> None:
+    """Does a scalar placed with P("data") get the replicate-parameters hint, and is JAX's own
+    bare AssertionError (JAX 0.10) not mistaken for a test's message?"""
+    import numpy as np
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((1,), ("data",))
+    exc = _error_of(lambda: jax.device_put(np.float32(1.0), NamedSharding(mesh, P("data"))))
+    assert hint_name(exc) == "scalar-split" and "P()" in hint_for(exc)
+    assert not explain(exc).own
+
+
+def test_hint_matchers_ignore_learner_files_named_pmap() -> None:
+    """Is a `pmap` hint given only for frames of JAX's own code, not a file named like it?"""
+    exc = IndexError("tuple index out of range")
+    try:
+        exec(compile("raise exc", "08_pmap_answers.py", "exec"), {"exc": exc})
+    except IndexError as raised:
+        exc = raised
+    assert hint_name(exc) != "pmap-shared-mapped"

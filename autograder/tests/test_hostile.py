@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -62,6 +63,13 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
                       3, "failed"),
     "infinite-loop": ("while True:\n    pass\n" + CORRECT_Q1, 3, "error"),
     "huge-output": (CORRECT_Q1 + "print('x' * 200_000_000)\n", 5, "passed"),
+    # Honest: a JAX UserWarning on stderr while the tests trace the answer.
+    "jax-warning": ("def double(x):\n    return 2 * jnp.asarray(x, dtype=jnp.float64)\n",
+                    5, "passed"),
+    # Stored script: the answer is right, the page must not run what it printed.
+    "script-in-output": (CORRECT_Q1 + "display({'text/html': '<b>bold</b><script>"
+                         "document.title = \"OWNED\"</script><img src=x onerror=alert(1)>'}, "
+                         "raw=True)\n", 5, "passed"),
 }
 # Cases that need the sandbox to be defended (the code is not screened out).
 SANDBOXED: dict[str, tuple[str, float, str]] = {
@@ -82,8 +90,16 @@ BAD_FILES = {  # case -> (file name, expected message fragment)
     "format-v2": ("00_tiny.ipynb", "format version 2 is not supported"),
     "unknown-assignment": ("99_nope.ipynb", "unknown assignment '99_nope'"),
 }
+# The grader's own handling of files and people: case -> expected message fragment (invalid).
+STRUCTURE = {
+    "linked-solution": "symbolic link",  # the file links to the course's source
+    "linked-folder": "symbolic link",  # the student's folder links to another student's
+    "two-files": "2 files are assignment 00_tiny",  # also 00_tiny-honest-00-correct.ipynb
+    "too-many-cells": "more than the exercise's",
+}
+NESTED = "nested-identity"  # holds honest-00-correct/00_tiny.ipynb: a stub, graded as its own
 HONEST = {"correct": 5, "partial": 3, "empty-stub": 0}
-HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - 2  # deadline, duplicate
+HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - len(STRUCTURE) - 3
 
 
 def _with_q1(source: str) -> nbformat.NotebookNode:
@@ -124,6 +140,16 @@ def _corpus(root: Path, canary: Path) -> None:
     dup.cells.append(other)
     _write(root / "duplicate-grade-ids", dup)
     _write(root / "unknown-assignment", _with_q1(CORRECT_Q1), "99_nope.ipynb")
+    (root / "linked-solution").mkdir()
+    (root / "linked-solution" / "00_tiny.ipynb").symlink_to(FIXTURES / "course" / "00_tiny.ipynb")
+    (root / "linked-folder").symlink_to(root / "honest-00-correct", target_is_directory=True)
+    _write(root / "two-files", _with_q1(CORRECT_Q1))
+    nbformat.write(_with_q1("raise NotImplementedError()\n"),
+                   root / "two-files" / "00_tiny-honest-00-correct.ipynb")
+    many = _with_q1(CORRECT_Q1)
+    many.cells += [nbformat.v4.new_code_cell("") for _ in range(2_050)]
+    _write(root / "too-many-cells", many)
+    _write(root / NESTED / "honest-00-correct", _with_q1("raise NotImplementedError()\n"))
     kinds = list(HONEST)
     for i in range(HONEST_COPIES):
         kind = kinds[i % len(kinds)]
@@ -161,10 +187,42 @@ def batch(tmp_path_factory) -> dict:
 
 @pytest.mark.slow
 def test_batch_completes_with_every_submission(batch: dict) -> None:
-    """Does one batch of 50 (hostile ones among them) give every submission a result?"""
+    """Does one batch of 50 students (51 files, hostile ones among them) give every student a
+    result?"""
     assert len(batch["results"]) == 50
     summary = (batch["out"] / "summary.md").read_text()
-    assert "50 submission(s)" in summary
+    assert "51 submission(s)" in summary
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", STRUCTURE)
+def test_links_clashes_and_cell_floods_are_invalid(batch: dict, case: str) -> None:
+    """Is a linked file or folder, two files for one assignment, or a flood of cells `invalid`
+    with a message, with no feedback page and nothing of what a link points to shown?"""
+    r = batch["results"][case]
+    assert r["status"] == "invalid" and STRUCTURE[case] in r["message"], r["message"]
+    folder = next((batch["out"] / case).iterdir())
+    assert not (folder / "feedback.html").exists()
+    assert "BEGIN SOLUTION" not in (folder / "result.json").read_text()
+
+
+@pytest.mark.slow
+def test_identity_comes_from_the_folder(batch: dict) -> None:
+    """Does a stub filed under another student's name inside the attacker's folder count as
+    the attacker's, leaving the victim's result and gradebook row as they were?"""
+    assert batch["results"][NESTED]["score"] == 3  # question 2 is correct, question 1 a stub
+    assert (batch["results"]["honest-00-correct"]["status"],
+            batch["results"]["honest-00-correct"]["score"]) == ("graded", 5)
+
+
+@pytest.mark.slow
+def test_feedback_runs_nothing_a_submission_printed(batch: dict) -> None:
+    """Does feedback.html keep harmless HTML but no script and no event handler from an
+    answer's output, while the answer keeps its points?"""
+    page = (batch["out"] / "script-in-output" / "00_tiny" / "feedback.html").read_text()
+    assert "<b>bold</b>" in page
+    assert "<script>document.title" not in page
+    assert not re.search(r"<img[^>]*onerror", page)
 
 
 @pytest.mark.slow

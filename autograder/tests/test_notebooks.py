@@ -49,7 +49,7 @@ def test_committed_notebooks_have_no_outputs() -> None:
 def test_first_code_cell_is_the_colab_setup(path: Path) -> None:
     """Does each notebook start with the shared set-up cell (Colab install, else nothing)?"""
     first = next(c for c in _read(path).cells if c.cell_type == "code")
-    assert first.source.strip() == colab.SETUP_CELL.strip()
+    assert first.source == colab.setup_cell()
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -62,8 +62,7 @@ def test_chapter_structure(chapter: str) -> None:
     assert any("describe()" in c.source for c in code[:5])
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "## Summary" in text and "## Common pitfalls" in text
-    assert (f"colab.research.google.com/github/{colab.REPOSITORY.split('github.com/')[1]}"
-            f"/blob/{colab.BRANCH}/exercises/{chapter}.ipynb") in text
+    assert colab.colab_link(f"exercises/{chapter}.ipynb") in text
     assert nb.metadata.kernelspec.name == "python3"
 
 
@@ -77,22 +76,28 @@ def test_deliberate_errors_are_tagged(chapter: str) -> None:
 
 
 def test_timings_use_the_shared_helper() -> None:
-    """Do notebooks time code only through autograder.timing (no hand-rolled loops)?"""
-    offenders = []
+    """Do notebooks time code only through autograder.timing, except the cells tagged
+    `plain-timing` that teach the recipe without it (chapter 05 only)?"""
+    offenders, plain = [], []
     for path in ALL:
         for cell in _read(path).cells:
+            if "plain-timing" in cell.metadata.get("tags", []):
+                plain.append(f"{path.parent.name}/{path.name}")
+                continue
             if cell.cell_type == "code" and ("time.perf_counter" in cell.source
                                              or "time.time()" in cell.source
                                              or "%timeit" in cell.source):
                 offenders.append(f"{path.parent.name}/{path.name}")
     assert offenders == []
+    assert set(plain) == {"notebooks/05_jit.ipynb"}
 
 
 def test_config_points_launch_buttons_at_the_repository() -> None:
-    """Do _config.yml's repository and Colab settings agree with autograder.colab?"""
+    """Does _config.yml name the repository (read by the set-up cells) and Colab?"""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    assert config["repository"]["url"] == colab.REPOSITORY
-    assert config["repository"]["branch"] == colab.BRANCH
+    url, branch = colab.repository()
+    assert url.startswith("https://github.com/") and branch
+    assert f"git+{url}@{branch}" in colab.setup_cell()
     assert config["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert config["execute"]["allow_errors"] is False and config["execute"]["timeout"] > 0
     assert "exercises/*" in config["execute"]["exclude_patterns"]
@@ -106,3 +111,15 @@ def test_toc_lists_pages_chapters_and_exercises() -> None:
     for page in ["intro", "how_to_use", "runtimes", "exercises", "grading", "glossary",
                  "references"]:
         assert f"book/{page}" in toc and (ROOT / "book" / f"{page}.md").exists()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_turns_on_short_tracebacks(chapter: str) -> None:
+    """Does each chapter's runtime cell turn on short error displays before anything fails?"""
+    code = [c for c in _read(ROOT / "notebooks" / f"{chapter}.ipynb").cells
+            if c.cell_type == "code"]
+    runtime = next(i for i, c in enumerate(code) if "describe()" in c.source)
+    assert "short_tracebacks()" in code[runtime].source
+    first_error = next((i for i, c in enumerate(code)
+                        if "raises-exception" in c.metadata.get("tags", [])), len(code))
+    assert runtime < first_error

@@ -7,7 +7,14 @@ import nbformat
 
 from autograder.notebook import is_answer, is_test
 from autograder.preprocessors import read_marker
-from autograder.release import ROOT, release, render, student_version
+from autograder.release import (
+    COURSE_FOLDERS,
+    ROOT,
+    release,
+    render,
+    stamp_setup_cell,
+    student_version,
+)
 
 
 def _released(tiny_course: Path) -> nbformat.NotebookNode:
@@ -61,7 +68,32 @@ def test_check_reports_missing_edited_and_stale(tiny_course: Path, tmp_path: Pat
 
 
 def test_committed_exercises_match_solutions() -> None:
-    """Is every committed exercise exactly what its source generates?"""
-    assert release(check=True) == []
+    """Is every committed exercise exactly what its source generates, and does every chapter and
+    source start with the set-up cell of _config.yml's repository?"""
+    assert release(check=True, setup_cells_in=COURSE_FOLDERS) == []
     assert sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb")) == sorted(
         p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+
+
+def test_release_writes_the_setup_cell(tiny_course: Path, tmp_path: Path) -> None:
+    """Does release write the configured set-up cell into a notebook whose first cell differs,
+    report it under --check, and leave a notebook that already has it alone?"""
+    from autograder.colab import setup_cell
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('old set-up')"),
+                                         nbformat.v4.new_code_cell("x = 1")])
+    (folder / "01_demo.ipynb").write_text(render(nb))
+    sources, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    shutil.copytree(tiny_course, sources)
+    release(solutions=sources, exercises=exercises)
+    assert release(check=True, solutions=sources, exercises=exercises,
+                   setup_cells_in=(folder,)) == [
+        "notebooks/01_demo.ipynb: its set-up cell is not the one _config.yml gives"]
+    release(solutions=sources, exercises=exercises, setup_cells_in=(folder,))
+    cells = nbformat.read(folder / "01_demo.ipynb", as_version=4).cells
+    assert [c.source for c in cells] == [setup_cell(), "x = 1"]
+    assert release(check=True, solutions=sources, exercises=exercises,
+                   setup_cells_in=(folder,)) == []
+    assert not stamp_setup_cell(nbformat.from_dict({"cells": cells}), setup_cell())

@@ -11,7 +11,22 @@ def test_describe_reports_backend_and_devices(capsys) -> None:
     """Does describe() print and return the JAX version, backend and device count?"""
     info = runtime.describe()
     assert info["backend"] in ("cpu", "gpu", "tpu") and info["device_count"] >= 1
-    assert "JAX" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "JAX" in out
+    assert info["tested"] and "Note:" not in out  # the pinned JAX is inside the tested range
+
+
+def test_describe_warns_outside_the_tested_range(capsys, monkeypatch) -> None:
+    """Does describe() say plainly when the JAX it finds is older than Colab's or newer than
+    the pin, and mark the report untested?"""
+    import jax
+
+    for version, word in [("0.6.0", "older"), ("0.99.1", "newer"), ("0.7.1.dev20250101", "older")]:
+        monkeypatch.setattr(jax, "__version__", version)
+        info = runtime.describe()
+        out = capsys.readouterr().out
+        assert not info["tested"] and f"Note: JAX {version} is {word}" in out, out
+        assert "0.7.2 to 0.10.2" in out
 
 
 def test_pick_by_backend() -> None:

@@ -1,3 +1,4 @@
+# expect: NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value
 # Sharp bit: NumPy copy updated in place, then converted back (fails under jit: no values)
 import jax.numpy as jnp
 import numpy as np

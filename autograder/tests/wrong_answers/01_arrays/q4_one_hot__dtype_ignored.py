@@ -1,3 +1,4 @@
+# expect: has the wrong dtype: expected bfloat16, got float32
 # Sharp bit: dtype argument ignored: always JAX's default float32
 import jax.numpy as jnp
 

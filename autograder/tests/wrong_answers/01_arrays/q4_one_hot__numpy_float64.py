@@ -1,3 +1,4 @@
+# expect: one_hot([2, 0, 1, 2], 3) has the wrong dtype: expected float32, got float64
 # Sharp bit: float64 assumed: NumPy's np.eye gives float64 (and NumPy cannot take tracers under jit)
 import jax.numpy as jnp
 import numpy as np

@@ -1,3 +1,4 @@
+# expect: It is the transpose of what was asked: one row per label, one column per class
 # Sharp bit: wrong axis: indexing columns gives (num_classes, n), the transpose of what was asked
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: on_host is read-only
 # Sharp bit: np.asarray of a jax.Array is a read-only view, not a writable copy
 import jax
 import numpy as np

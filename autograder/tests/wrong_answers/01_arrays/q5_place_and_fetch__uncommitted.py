@@ -1,3 +1,4 @@
+# expect: on_device is not committed to a device; use jax.device_put(x, device)
 # Sharp bit: jnp.asarray puts data on the default device but leaves it uncommitted
 import jax.numpy as jnp
 import numpy as np

@@ -1,3 +1,4 @@
+# expect: Hint: Code needed a concrete (known-at-trace-time) value from a traced array
 # Sharp bit: float() needs a concrete value; inside jit the sum is a tracer
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: update assigns the global `total`
 # Sharp bit: state kept in globals and mutated (under jit the globals capture tracers)
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: logged 0 'norm:' lines; expected exactly one on every call
 # Sharp bit: appending a traced value to a global list to log it (a leaked tracer, no output)
 import jax.numpy as jnp
 

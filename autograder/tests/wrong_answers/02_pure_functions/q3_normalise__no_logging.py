@@ -1,3 +1,4 @@
+# expect: log with jax.debug.print("norm: {}", norm)
 # Sharp bit: logging dropped instead of moved to jax.debug.print
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: a 'norm:' line shows a tracer, not a number
 # Sharp bit: Python print inside jit runs only while tracing, and prints a tracer
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: it keeps state between calls, e.g. appends to a list defined outside the function
 # Sharp bit: appending to a global list (it keeps growing across calls, and leaks tracers)
 import jax.numpy as jnp
 

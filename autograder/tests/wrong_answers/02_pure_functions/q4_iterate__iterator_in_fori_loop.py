@@ -1,3 +1,4 @@
+# expect: It matches writing every step into row 0: Python code in a lax.fori_loop body
 # Sharp bit: next(iterator) in a lax.fori_loop body runs once, at trace time (always slot 0)
 import jax.numpy as jnp
 from jax import lax

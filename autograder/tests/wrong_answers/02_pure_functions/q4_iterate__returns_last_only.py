@@ -1,3 +1,4 @@
+# expect: It is only the last iterate: return every step's value, stacked
 # Sharp bit: only the final carry is returned; the history has to be an output
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: gave different numbers on two calls with the same key: the randomness must come from the key (jax.random), not from NumPy's global generator
 # Sharp bit: NumPy's hidden global RNG instead of JAX keys (not reproducible from the key)
 def sample_population(key, n):
     return {

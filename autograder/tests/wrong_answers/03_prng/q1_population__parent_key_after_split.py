@@ -1,3 +1,4 @@
+# expect: Hint: A PRNG key was used twice: passed to two draws, or drawn from after it was split.
 # Sharp bit: reused key -- splits the key, then still draws the heights from the parent
 def sample_population(key, n):
     k_height, k_smoker, k_blood = jax.random.split(key, 3)

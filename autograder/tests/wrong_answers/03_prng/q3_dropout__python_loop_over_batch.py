@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap`
 # Sharp bit: Python loop over the batch where vmap was asked (program grows with the batch)
 def dropout_per_example(key, x, rate):
     rows = []

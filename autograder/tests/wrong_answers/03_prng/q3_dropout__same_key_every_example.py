@@ -1,3 +1,4 @@
+# expect: examples 0 and 1 got exactly the same mask. Give each example its own key
 # Sharp bit: one key shared by every example under vmap (in_axes=None): identical masks
 def dropout_per_example(key, x, rate):
     def one_example(example_key, example):

@@ -1,3 +1,4 @@
+# expect: Hint: In a scan, each step must split the carried key
 # Sharp bit: reused key -- the key rides in the carry but is never split
 def random_walk(key, n_steps, sigma=1.0):
     def step(carry, _):

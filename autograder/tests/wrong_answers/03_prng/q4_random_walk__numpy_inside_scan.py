@@ -1,3 +1,4 @@
+# expect: every step is the same, a straight line
 # Sharp bit: NumPy RNG inside a traced body runs once, at trace time (a constant step)
 def random_walk(key, n_steps, sigma=1.0):
     def step(position, _):

@@ -1,3 +1,4 @@
+# expect: if the function returns a pair `(loss, extras)`, pass `has_aux=True`
 # Sharp bit: forgot has_aux=True, so value_and_grad sees a (loss, preds) tuple, not a scalar
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: Hint: `jax.grad` needs a function that returns one number. Reduce the output
 # Sharp bit: non-scalar loss (forgot the mean), so grad refuses a vector output
 import jax
 

@@ -1,3 +1,4 @@
+# expect: grads should be a dict shaped like params (keys 'b' and 'w'), got an array of shape (4, 3): take the gradient with respect to params (argnums=0)
 # Sharp bit: differentiates with respect to the wrong argument (the inputs x, not the params)
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: It matches p + lr * g: a descent step goes against the gradient, p - lr * g
 # Sharp bit: the update adds the gradient (gradient ascent) instead of subtracting it
 import jax
 

@@ -1,3 +1,4 @@
+# expect: It is only the step -lr * g: return the updated parameters, p - lr * g
 # Sharp bit: returns the update step -lr * g instead of the updated parameters p - lr * g
 import jax
 

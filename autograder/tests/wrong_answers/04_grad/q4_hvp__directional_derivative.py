@@ -1,3 +1,4 @@
+# expect: It is the directional derivative grad(f)(x) . v (jax.jvp of f itself)
 # Sharp bit: jvp of f itself gives the directional derivative (a scalar), not of grad(f)
 import jax
 

@@ -1,3 +1,4 @@
+# expect: grad(f) returns a vector, so jax.grad cannot differentiate it again
 # Sharp bit: grad(grad(f)) needs a scalar output, but grad(f) of a vector input returns a vector
 import jax
 

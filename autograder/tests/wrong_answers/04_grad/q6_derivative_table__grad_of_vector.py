@@ -1,3 +1,4 @@
+# expect: `jax.grad` needs a function that returns one number
 # Sharp bit: grad of a vector-valued call (no vmap), so the output is not a scalar
 import jax
 import jax.numpy as jnp

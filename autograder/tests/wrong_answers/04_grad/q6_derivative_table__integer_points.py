@@ -1,3 +1,4 @@
+# expect: Hint: `jax.grad` differentiates with respect to float inputs
 # Sharp bit: integer inputs, jnp.arange(n) is int32 and grad only accepts floats
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: pass floats (e.g. `2.0`, not `2`; `jnp.arange(n, dtype=jnp.float32)`)
 # Sharp bit: a Python loop passing Python ints from range(n) to grad (integer inputs, no vmap)
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: Mark configuration arguments static: `jax.jit(f, static_argnames="mode")`
 # Sharp bit: static argument omitted (a string cannot be traced)
 def build_normalise():
     """Return a jitted function normalise(x, mode) whose `mode` is a static argument."""

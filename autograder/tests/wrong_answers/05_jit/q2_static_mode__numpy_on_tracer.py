@@ -1,3 +1,4 @@
+# expect: Use `jax.numpy` (`jnp.…`) for computations on traced arrays
 # Sharp bit: NumPy functions called on traced values inside jit (TracerArrayConversionError)
 def build_normalise():
     """Return a jitted function normalise(x, mode) whose `mode` is a static argument."""

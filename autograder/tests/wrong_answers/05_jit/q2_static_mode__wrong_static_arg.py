@@ -1,3 +1,4 @@
+# expect: (the name must match the parameter's name
 # Sharp bit: static_argnums=0 marks the array x static instead of mode; the string is still traced
 def build_normalise():
     """Return a jitted function normalise(x, mode) whose `mode` is a static argument."""

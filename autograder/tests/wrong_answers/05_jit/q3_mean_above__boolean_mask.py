@@ -1,3 +1,4 @@
+# expect: Boolean-mask indexing gives a shape that depends on the data
 # Sharp bit: boolean-mask indexing under jit (NonConcreteBooleanIndexError)
 @jax.jit
 def mean_above(x, threshold):

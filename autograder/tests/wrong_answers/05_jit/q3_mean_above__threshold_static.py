@@ -1,3 +1,4 @@
+# expect: Hint: An array (or a traced value) was passed as a static argument
 # Sharp bit: data marked static (every new threshold compiles a new program)
 @partial(jax.jit, static_argnames="threshold")
 def mean_above(x, threshold):

@@ -1,3 +1,4 @@
+# expect: Code needed a concrete (known-at-trace-time) value from a traced array
 # Sharp bit: float() of a traced value inside jit (ConcretizationTypeError)
 def build_sgd_step():
     """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""

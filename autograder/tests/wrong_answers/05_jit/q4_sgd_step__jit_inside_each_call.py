@@ -1,3 +1,4 @@
+# expect: build_sgd_step() is a plain function, not a jitted function
 # Sharp bit: jax.jit applied to a fresh lambda inside the function, on every call (retraces)
 def build_sgd_step():
     """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""

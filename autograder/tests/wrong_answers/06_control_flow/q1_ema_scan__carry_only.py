@@ -1,3 +1,4 @@
+# expect: It is only the final average (scan's carry): return the stacked outputs
 # Sharp bit: scan returns (final carry, stacked outputs); keeping only the carry loses the history
 from jax import lax
 

@@ -1,3 +1,4 @@
+# expect: Hint: NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value
 # Sharp bit: NumPy (np.asarray) on a traced value, here to force a float64 carry: fails under jit
 import numpy as np
 from jax import lax

@@ -1,3 +1,4 @@
+# expect: ema traces to more operations for 100 steps than for 10: a Python loop is unrolled
 # Sharp bit: wrapping a Python loop in jax.jit does not roll it up; the traced body still grows
 import jax
 import jax.numpy as jnp

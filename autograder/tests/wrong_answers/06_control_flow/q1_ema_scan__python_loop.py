@@ -1,3 +1,4 @@
+# expect: a Python loop is unrolled into one copy of its body per step. Use lax.scan.
 # Sharp bit: a Python for loop under jit is unrolled, so the jaxpr grows with the sequence length
 import jax.numpy as jnp
 

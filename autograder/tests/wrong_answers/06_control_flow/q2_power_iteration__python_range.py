@@ -1,3 +1,4 @@
+# expect: Hint: A traced value was used where Python needs a concrete int (an index, a range, a shape). Use `jax.lax.dynamic_slice`, `lax.fori_loop`
 # Sharp bit: Python range() over a traced trip count (TracerIntegerConversionError under jit)
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: Hint: An array (or a traced value) was passed as a static argument
 # Sharp bit: a static trip count "fixes" jit but unrolls the loop: the jaxpr grows with it
 from functools import partial
 

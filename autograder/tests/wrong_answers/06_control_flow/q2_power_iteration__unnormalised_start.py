@@ -1,3 +1,4 @@
+# expect: It is the ones vector, not normalised: start from v_0 = ones(n) / sqrt(n)
 # Sharp bit: wrong initial carry (v0 not normalised), so num_steps = 0 gives the wrong answer
 import jax.numpy as jnp
 from jax import lax

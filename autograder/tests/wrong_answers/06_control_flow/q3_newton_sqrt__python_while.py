@@ -1,3 +1,4 @@
+# expect: Hint: A Python `while` loop tested a traced value
 # Sharp bit: a Python while on a traced value (TracerBoolConversionError under jit)
 
 

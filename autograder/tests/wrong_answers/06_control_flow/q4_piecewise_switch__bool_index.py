@@ -1,3 +1,4 @@
+# expect: Hint: `lax.switch` picks a branch by an integer index, not a boolean
 # Sharp bit: adding booleans gives a boolean, and lax.switch refuses a boolean index
 import jax.numpy as jnp
 from jax import lax

@@ -1,3 +1,4 @@
+# expect: Branch with `jax.lax.cond` or select with `jnp.where`
 # Sharp bit: Python if on a traced value (TracerBoolConversionError under jit)
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: Hint: A NaN gradient where the function's value is fine usually comes from `jnp.where`
 # Sharp bit: jnp.where computes every piece; the unused NaN pieces poison the gradient
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: It is only the final state (scan's carry): return the stacked per-step outputs
 # Sharp bit: scan returning only the final carry instead of the stacked per-step outputs
 import jax.numpy as jnp
 from jax import lax

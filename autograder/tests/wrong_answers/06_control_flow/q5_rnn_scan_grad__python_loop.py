@@ -1,3 +1,4 @@
+# expect: rnn_loss traces to more operations for 40 steps than for 5: the loop over time is unrolled. Use lax.scan.
 # Sharp bit: a Python for loop over time is unrolled under tracing: the jaxpr grows with T
 import jax.numpy as jnp
 

@@ -1,3 +1,4 @@
+# expect: Hint: Reverse-mode `jax.grad` cannot go through `lax.while_loop`
 # Sharp bit: while_loop where grad is needed (reverse-mode differentiation of while_loop fails)
 import jax.numpy as jnp
 from jax import lax

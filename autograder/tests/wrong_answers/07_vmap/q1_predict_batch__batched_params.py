@@ -1,3 +1,4 @@
+# expect: Hint: The mapped axes of `vmap`'s arguments have different sizes: check `in_axes`, and use `None` for arguments that are shared
 # Sharp bit: default in_axes=0 batches the parameters too (shared params need None)
 import jax
 import jax.numpy as jnp

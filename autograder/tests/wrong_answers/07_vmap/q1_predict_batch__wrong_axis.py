@@ -1,3 +1,4 @@
+# expect: Hint: A matrix product got operands whose inner dimensions differ
 # Sharp bit: wrong axis: in_axes=1 maps over the features of xs, not its examples
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap` so the program stays the same size whatever the batch
 # Sharp bit: Python loop where vmap was asked (outer loop over a, inner vmap)
 import jax
 import jax.numpy as jnp

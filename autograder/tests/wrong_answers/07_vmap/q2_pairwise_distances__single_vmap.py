@@ -1,3 +1,4 @@
+# expect: One vmap pairs a[i] with b[i] (and needs n == m); every pair needs two nested vmaps
 # Sharp bit: one vmap pairs a[i] with b[i] (a diagonal), it does not form all pairs
 import jax
 import jax.numpy as jnp

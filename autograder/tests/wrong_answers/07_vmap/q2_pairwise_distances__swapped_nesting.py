@@ -1,3 +1,4 @@
+# expect: It is the transpose: the outer vmap decides the first axis of the result
 # Sharp bit: nesting order: the outer vmap runs over b, so the result is transposed (m, n)
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: It is the transpose, one row per example: out_axes=1 puts the batch axis second
 # Sharp bit: out_axes left at 0: the result comes back transposed, (n, k) instead of (k, n)
 import jax
 

@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap` so the program stays the same size
 # Sharp bit: Python loop where vmap was asked (jnp.stack along axis 1)
 import jax.numpy as jnp
 

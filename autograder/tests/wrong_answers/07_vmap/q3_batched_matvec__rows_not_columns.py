@@ -1,3 +1,4 @@
+# expect: Hint: vs stores its n vectors as columns, so its batch axis is axis 1: in_axes=(0, 1)
 # Sharp bit: wrong in_axes: axis 0 of vs runs over vector entries, not over the n vectors
 import jax
 

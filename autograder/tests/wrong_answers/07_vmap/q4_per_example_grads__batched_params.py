@@ -1,3 +1,4 @@
+# expect: Hint: `vmap` was asked to map a value that has no axis there (a scalar, often a parameter such as the bias)
 # Sharp bit: default in_axes=0 batches params as well (the scalar "b" has no axis 0)
 import jax
 

@@ -1,3 +1,4 @@
+# expect: It is the gradient of the mean loss, one gradient for the whole batch
 # Sharp bit: grad of the mean loss is ONE gradient (params' shapes), not one per example
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: per_example_grads should return a dict shaped like params (keys 'b' and 'w'), got an array of shape (6, 3)
 # Sharp bit: wrong argnums: differentiates with respect to x, not params
 import jax
 

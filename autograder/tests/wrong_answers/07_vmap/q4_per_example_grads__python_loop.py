@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap` so the program stays the same size
 # Sharp bit: Python loop where vmap was asked (right numbers, program grows with the batch)
 import jax
 import jax.numpy as jnp

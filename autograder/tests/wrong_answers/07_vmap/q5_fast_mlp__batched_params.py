@@ -1,3 +1,4 @@
+# expect: use `None` for arguments that are shared rather than batched
 # Sharp bit: default in_axes=0 batches the parameters too
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap`
 # Sharp bit: Python loop inside jit: unrolled into one op per example (compile time grows with n)
 import jax
 import jax.numpy as jnp

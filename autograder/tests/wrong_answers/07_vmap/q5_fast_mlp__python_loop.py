@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap`
 # Sharp bit: Python loop of jitted per-example calls where vmap was asked (slow: N dispatches)
 import jax
 import jax.numpy as jnp

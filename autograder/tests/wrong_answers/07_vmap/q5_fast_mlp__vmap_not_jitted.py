@@ -1,3 +1,4 @@
+# expect: the function make_fast_mlp() returns is a plain function, not a jitted function
 # Sharp bit: unjitted function handed in as jitted (vmap alone runs op by op)
 import jax
 import jax.numpy as jnp

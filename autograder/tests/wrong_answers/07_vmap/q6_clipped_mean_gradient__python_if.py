@@ -1,3 +1,4 @@
+# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value
 # Sharp bit: Python if on a traced value inside vmap (TracerBoolConversionError)
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: It matches the sum over the batch: return the mean of the clipped gradients
 # Sharp bit: summing over the batch instead of taking the mean (n times too large)
 import jax
 import jax.numpy as jnp

@@ -1,3 +1,4 @@
+# expect: It matches a line, not a ring: device 0 receives from nobody
 # Sharp bit: a line, not a ring: device 0 receives from nobody, and ppermute fills that with zeros
 def ring_difference(x):
     n = x.shape[0]

@@ -1,3 +1,4 @@
+# expect: ppermute's pairs are (source, destination), so for the left neighbour's block each device i sends to i + 1
 # Sharp bit: ppermute pairs are (source, destination); these send left, so each device gets its right neighbour
 def ring_difference(x):
     n = x.shape[0]

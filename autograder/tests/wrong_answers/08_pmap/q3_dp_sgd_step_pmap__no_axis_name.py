@@ -1,3 +1,4 @@
+# expect: names an axis that no enclosing pmap/shard_map/vmap declared
 # Sharp bit: forgot axis_name in pmap, so the name given to pmean is unbound
 def dp_sgd_step_pmap(params, x_split, y_split, lr):
     def loss(p, xb, yb):

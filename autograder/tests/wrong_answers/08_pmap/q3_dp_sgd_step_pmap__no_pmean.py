@@ -1,3 +1,4 @@
+# expect: each device updated with a different gradient. Average the gradients across devices first
 # Sharp bit: no pmean of the gradients: each device updates with its own slice's gradient and the copies drift apart
 def dp_sgd_step_pmap(params, x_split, y_split, lr):
     def loss(p, xb, yb):

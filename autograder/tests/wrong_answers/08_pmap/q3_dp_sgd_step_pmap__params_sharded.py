@@ -1,3 +1,4 @@
+# expect: Hint: `pmap` split a value over the devices that has no device axis
 # Sharp bit: wrong in_axes: the parameters are split across devices (in_axes=0) instead of replicated (None)
 def dp_sgd_step_pmap(params, x_split, y_split, lr):
     def loss(p, xb, yb):

@@ -1,3 +1,4 @@
+# expect: the update is 8 times the expected one, 8 being the number of devices: the devices' gradients were summed (psum), not averaged
 # Sharp bit: psum instead of pmean: summing per-slice mean gradients makes the step n_devices times too large
 def dp_sgd_step_pmap(params, x_split, y_split, lr):
     def loss(p, xb, yb):

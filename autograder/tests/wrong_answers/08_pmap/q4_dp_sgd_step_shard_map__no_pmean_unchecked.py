@@ -1,3 +1,4 @@
+# expect: It matches the first device's step on its own rows only
 # Sharp bit: no pmean at all, with check_vma=False: out_specs=P() then silently returns one device's local step
 def dp_sgd_step_shard_map(params, x, y, mesh, lr):
     def local_step(p, xb, yb):

@@ -1,3 +1,4 @@
+# expect: out_specs=P('data') stacks the devices' results along axis 0
 # Sharp bit: wrong out_specs: P("data") concatenates the per-device results instead of declaring one replicated value
 def dp_sgd_step_shard_map(params, x, y, mesh, lr):
     def local_step(p, xb, yb):

@@ -1,3 +1,4 @@
+# expect: Hint: An `in_specs` entry splits more axes than its argument has
 # Sharp bit: wrong PartitionSpec: the parameters get P("data") (split over devices) instead of P() (replicated)
 def dp_sgd_step_shard_map(params, x, y, mesh, lr):
     def global_loss(p, xb, yb):

@@ -1,3 +1,4 @@
+# expect: the update is 8 times the expected one, 8 being the number of devices
 # Sharp bit: the pmap recipe ported unchanged: with check_vma, grad already sums gradients of P() params over devices, so pmean leaves them n_devices times too large
 def dp_sgd_step_shard_map(params, x, y, mesh, lr):
     def local_step(p, xb, yb):

@@ -1,3 +1,4 @@
+# expect: params_placed['w'] is laid out as NamedSharding(mesh, P('data')); expected NamedSharding(mesh, P())
 # Sharp bit: wrong PartitionSpec: the weights get P("data"), so each device holds a slice instead of a full copy
 def place_for_data_parallel(params, x, y, mesh):
     rows = NamedSharding(mesh, P("data"))

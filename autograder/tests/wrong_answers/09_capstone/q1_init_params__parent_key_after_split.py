@@ -1,3 +1,4 @@
+# expect: After the split, do not draw from key itself
 # Sharp bit: reused key (the parent key is used again after jax.random.split consumed it)
 def init_params(key, n_in, n_hidden, n_out):
     """He-initialised MLP parameters {"hidden": {"w", "b"}, "output": {"w", "b"}}."""

@@ -1,3 +1,4 @@
+# expect: Hint: Follow the recipe: hidden_key, output_key = jax.random.split(key)
 # Sharp bit: reused key (both layers draw from the same key, so equal-shaped layers start identical)
 def init_params(key, n_in, n_hidden, n_out):
     """He-initialised MLP parameters {"hidden": {"w", "b"}, "output": {"w", "b"}}."""

@@ -1,3 +1,4 @@
+# expect: ['hidden']['w'] has shape (7, 5), the transpose of (5, 7): the weights are (inputs, outputs), used as x @ w
 # Sharp bit: wrong axis order (weights stored as (fan_out, fan_in), PyTorch style; square layers hide it)
 def init_params(key, n_in, n_hidden, n_out):
     """He-initialised MLP parameters {"hidden": {"w", "b"}, "output": {"w", "b"}}."""

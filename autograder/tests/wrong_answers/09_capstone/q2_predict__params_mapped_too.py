@@ -1,3 +1,4 @@
+# expect: check `in_axes`, and use `None` for arguments that are shared rather than batched
 # Sharp bit: wrong in_axes (vmap's default maps over the parameters as well as the examples)
 def predict_one(params, x):
     """Logits (n_out,) for one example x of shape (n_in,)."""

@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap`
 # Sharp bit: Python loop where vmap was asked (the traced program grows with the batch)
 def predict_one(params, x):
     """Logits (n_out,) for one example x of shape (n_in,)."""

@@ -1,3 +1,4 @@
+# expect: if the function returns a pair `(loss, extras)`, pass `has_aux=True`
 # Sharp bit: forgot has_aux (value_and_grad needs a scalar output, and loss_fn returns a pair)
 def loss_fn(params, x, y):
     """(mean softmax cross-entropy, accuracy) of the model on the batch (x, y)."""

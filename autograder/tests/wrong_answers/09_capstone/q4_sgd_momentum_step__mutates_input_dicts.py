@@ -1,3 +1,4 @@
+# expect: sgd_momentum_step modified the params and velocity dicts it was given
 # Sharp bit: in-place update (writing the new arrays into the caller's dicts makes the step impure)
 def sgd_momentum_step(params, velocity, x, y, lr, momentum):
     """One SGD-with-momentum step: (new_params, new_velocity, loss, accuracy)."""

@@ -1,3 +1,4 @@
+# expect: build_train_step(step) is a plain function, not a jitted function. Wrap it
 # Sharp bit: unjitted function handed in as jitted (the step still runs op by op)
 def build_train_step(step):
     """Return a jitted version of step(params, velocity, x, y, lr, momentum)."""

@@ -1,3 +1,4 @@
+# expect: It matches the norm of the batch gradient, repeated
 # Sharp bit: grad of the batch loss (the mean gradient's norm, repeated, is not per example)
 def per_example_grad_norms(params, x, y):
     """(batch,) norms of each example's own loss gradient over all parameters."""

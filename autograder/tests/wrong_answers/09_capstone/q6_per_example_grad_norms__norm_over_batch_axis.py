@@ -1,3 +1,4 @@
+# expect: It matches one norm over the whole batch
 # Sharp bit: wrong axis (summing squares over every axis, the batch axis included)
 def per_example_grad_norms(params, x, y):
     """(batch,) norms of each example's own loss gradient over all parameters."""

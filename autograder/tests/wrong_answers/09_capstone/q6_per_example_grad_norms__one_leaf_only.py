@@ -1,3 +1,4 @@
+# expect: It matches the norm of one leaf only (the output weights)
 # Sharp bit: a pytree treated as one array (only the output weights enter the norm)
 def per_example_grad_norms(params, x, y):
     """(batch,) norms of each example's own loss gradient over all parameters."""

@@ -1,3 +1,4 @@
+# expect: it loops over the batch in Python. Use `jax.vmap` so the program stays the same size
 # Sharp bit: Python loop where vmap was asked (one gradient per example, traced one by one)
 def per_example_grad_norms(params, x, y):
     """(batch,) norms of each example's own loss gradient over all parameters."""

@@ -1,3 +1,4 @@
+# expect: the last, partial batch of each epoch is kept
 # Sharp bit: a changing shape (the last, smaller batch is kept, so the step compiles again)
 def fit(key, x_train, y_train, n_epochs, batch_size, lr, momentum, n_hidden):
     """Train the MLP with SGD and momentum; return (params, per-step losses)."""

@@ -1,3 +1,4 @@
+# expect: It matches initialising and shuffling with the same key
 # Sharp bit: reused key (initialisation and shuffling both draw from the one key)
 def fit(key, x_train, y_train, n_epochs, batch_size, lr, momentum, n_hidden):
     """Train the MLP with SGD and momentum; return (params, per-step losses)."""

@@ -1,3 +1,4 @@
+# expect: fold the epoch into the shuffle key instead of drawing from shuffle_key itself
 # Sharp bit: reused key (the same shuffle key every epoch gives the same order every epoch)
 def fit(key, x_train, y_train, n_epochs, batch_size, lr, momentum, n_hidden):
     """Train the MLP with SGD and momentum; return (params, per-step losses)."""

@@ -1,3 +1,4 @@
+# expect: It matches resetting the velocity at the start of every epoch
 # Sharp bit: state not carried (the optimiser state is re-created inside the epoch loop)
 def fit(key, x_train, y_train, n_epochs, batch_size, lr, momentum, n_hidden):
     """Train the MLP with SGD and momentum; return (params, per-step losses)."""

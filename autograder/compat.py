@@ -1,0 +1,125 @@
+"""Where JAX differs between the versions the course runs on, handled once.
+
+Learners run the notebooks on Google Colab's JAX (the oldest version the course is tested on,
+``OLDEST_TESTED_JAX``, pinned in ``requirements-colab.txt``); ``make`` installs the newest
+(``NEWEST_TESTED_JAX``, pinned in ``requirements.txt``). Notebooks and checks use the names
+below instead of testing versions themselves. ``autograder/tests/test_environment.py`` fails
+when these constants and the two files disagree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+OLDEST_TESTED_JAX = "0.7.2"
+NEWEST_TESTED_JAX = "0.10.2"
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"0.10.2"`` -> ``(0, 10, 2)``; a suffix such as ``.dev20260101`` or ``rc1`` is ignored.
+
+    Args:
+        version: a version string as ``jax.__version__`` gives it.
+    """
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = re.match(r"\d+", piece)
+        if digits is None:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
+
+
+def tested_range_note(version: str) -> str | None:
+    """A sentence for a JAX ``version`` outside the tested range, or None inside it.
+
+    Args:
+        version: the running JAX's version.
+    """
+    have = version_tuple(version)
+    if have < version_tuple(OLDEST_TESTED_JAX):
+        return (f"JAX {version} is older than any version this course is tested on "
+                f"({OLDEST_TESTED_JAX} to {NEWEST_TESTED_JAX}): some cells may fail or print "
+                f"differently. Upgrade JAX, or use Colab's runtime.")
+    if have > version_tuple(NEWEST_TESTED_JAX):
+        return (f"JAX {version} is newer than any version this course is tested on "
+                f"({OLDEST_TESTED_JAX} to {NEWEST_TESTED_JAX}): outputs may differ from the "
+                f"text (warnings, how a jaxpr prints).")
+    return None
+
+
+def jaxprs_in_params(params: dict[str, Any]) -> Iterator[Any]:
+    """The jaxprs nested in an equation's parameters (bodies of jit, cond, scan, while, ...).
+
+    JAX moved its own helper between versions (``jax.core`` in 0.7, ``jax.extend.core`` later,
+    with the old name deprecated), so this walks the parameters itself: a value with ``eqns``
+    is a jaxpr, one with ``jaxpr`` a closed jaxpr, and tuples and lists (``cond``'s branches)
+    are searched too.
+
+    Args:
+        params: ``eqn.params`` of a jaxpr equation.
+    """
+    stack = list(params.values())
+    while stack:
+        value = stack.pop(0)
+        if hasattr(value, "eqns"):
+            yield value
+        elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
+            yield value.jaxpr
+        elif isinstance(value, tuple | list):
+            stack[:0] = list(value)
+
+
+@contextlib.contextmanager
+def enable_x64(enabled: bool = True) -> Iterator[None]:
+    """64-bit mode inside a ``with`` block only.
+
+    ``jax.enable_x64`` on newer JAX; ``jax.experimental.enable_x64`` on 0.7 (it has no top-level
+    name). Both scope the change to the block.
+
+    Args:
+        enabled: True for 64-bit defaults inside the block, False for 32-bit.
+    """
+    import jax
+
+    scoped = getattr(jax, "enable_x64", None)
+    if scoped is None:
+        from jax.experimental import disable_x64 as scoped_off
+        from jax.experimental import enable_x64 as scoped_on
+
+        manager = scoped_on() if enabled else scoped_off()
+    else:
+        manager = scoped(enabled)
+    with manager:
+        yield
+
+
+def reshard(x: Any, spec: Any) -> Any:
+    """Move ``x`` to the sharding ``spec`` (a ``NamedSharding`` or a ``PartitionSpec``).
+
+    ``jax.reshard`` on newer JAX; ``jax.sharding.reshard`` on 0.7 (also there later). On 0.7
+    the spec's mesh axes must be ``AxisType.Explicit``; ``jax.make_mesh``'s default axis type
+    differs between versions, so pass ``axis_types`` when a mesh is resharded over.
+    """
+    import jax
+
+    fn = getattr(jax, "reshard", None) or jax.sharding.reshard
+    return fn(x, spec)
+
+
+def key_reuse_checking() -> contextlib.AbstractContextManager:
+    """``jax.debug_key_reuse(True)`` that also catches reuse in eager code on every version.
+
+    On JAX 0.7 the checker misses reuse in eager calls whose operations already ran earlier in
+    the session (their cached executables skip the check); jitted code is checked. There the
+    caches are cleared first, so eager code is checked again. Newer JAX needs no help (seen on
+    0.10.2; versions between are treated like 0.7).
+    """
+    import jax
+
+    if version_tuple(jax.__version__) < (0, 10):
+        jax.clear_caches()
+    return jax.debug_key_reuse(True)
