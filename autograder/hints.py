@@ -505,6 +505,9 @@ def feedback(question: str) -> Iterator[None]:
         with feedback("Q2 (jit a loss)"):
             check_array(loss(params, x, y), 0.25, name="loss(params, x, y)")
 
+    The checks run with JAX's default settings: a setting an earlier cell changed that would
+    change what they measure (``jax_disable_jit``, x64, debug flags; see
+    :func:`autograder.jax_checks.restore_default_config`) is put back first, and a line says so.
     On failure it prints ``Question: not yet. Error: first line``, then the test's own advice
     and a generic hint when one adds something (see :func:`explain`). The exception still
     propagates (nbgrader counts the cell as failed) and carries the same ``Hint:`` lines as
@@ -514,6 +517,12 @@ def feedback(question: str) -> Iterator[None]:
     Args:
         question: how to name the question in the printed lines, e.g. ``"Question 2"``.
     """
+    from autograder.jax_checks import restore_default_config
+
+    changed = restore_default_config()
+    if changed:
+        print(f"{question}: the tests run with JAX's defaults, so they set "
+              f"{', '.join(changed)} back.")
     try:
         yield
     except NotImplementedError as exc:

@@ -170,3 +170,34 @@ def check_vectorised(
             "batch in Python. Use `jax.vmap` so the program stays the same size whatever the "
             "batch."
         )
+
+
+# JAX settings an answer may change that would change what the checks measure: a test runs with
+# these values (``jax_disable_jit`` would let code that cannot be traced pass a jit question).
+DEFAULT_CONFIG: dict[str, object] = {
+    "jax_disable_jit": False,
+    "jax_enable_x64": False,
+    "jax_debug_nans": False,
+    "jax_debug_infs": False,
+    "jax_check_tracer_leaks": False,
+    "jax_numpy_rank_promotion": "allow",
+    "jax_numpy_dtype_promotion": "standard",
+    "jax_default_matmul_precision": None,
+}
+
+
+def restore_default_config() -> list[str]:
+    """Put the JAX settings in :data:`DEFAULT_CONFIG` back to their defaults; return the names
+    of those that an earlier cell had changed (settings this JAX lacks are skipped)."""
+    import jax
+
+    changed = []
+    for name, default in DEFAULT_CONFIG.items():
+        try:
+            current = getattr(jax.config, name)
+        except AttributeError:
+            continue
+        if current != default:
+            jax.config.update(name, default)
+            changed.append(name)
+    return changed

@@ -185,3 +185,19 @@ def test_hint_matchers_ignore_learner_files_named_pmap() -> None:
     except IndexError as raised:
         exc = raised
     assert hint_name(exc) != "pmap-shared-mapped"
+
+
+def test_feedback_runs_checks_with_default_jax_settings(capsys: pytest.CaptureFixture) -> None:
+    """Does feedback put jax_disable_jit (and x64) back before the checks, and say so, so that
+    code that cannot be traced does not pass a jit question?"""
+    jax.config.update("jax_disable_jit", True)
+    jax.config.update("jax_enable_x64", True)
+    try:
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            with feedback("Q1"):
+                jax.jit(lambda x: x if float(x) > 0 else -x)(1.0)
+        assert not jax.config.jax_disable_jit and not jax.config.jax_enable_x64
+        assert "set jax_disable_jit, jax_enable_x64 back" in capsys.readouterr().out
+    finally:
+        jax.config.update("jax_disable_jit", False)
+        jax.config.update("jax_enable_x64", False)

@@ -63,6 +63,11 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
                       3, "failed"),
     "infinite-loop": ("while True:\n    pass\n" + CORRECT_Q1, 3, "error"),
     "huge-output": (CORRECT_Q1 + "print('x' * 200_000_000)\n", 5, "passed"),
+    # Code that cannot be traced passes a jitted test only with jit turned off (its twin, the
+    # same answer without that line, fails the same way: 3 points).
+    "disable-jit": ("import jax\njax.config.update('jax_disable_jit', True)\n\n@jax.jit\n"
+                    "def double(x):\n    return 2 * x if float(x.sum()) > -1e9 else x\n",
+                    3, "error"),
     # Honest: a JAX UserWarning on stderr while the tests trace the answer.
     "jax-warning": ("def double(x):\n    return 2 * jnp.asarray(x, dtype=jnp.float64)\n",
                     5, "passed"),
