@@ -62,26 +62,12 @@ def _at(index: tuple) -> str:
 
 
 def _matches(actual: Any, value: Any, rtol: float, atol: float) -> bool:
-    """True when the pytree ``actual`` has ``value``'s structure and values (within tolerance)."""
-    import jax
-
+    """True when ``actual`` passes the same comparison against ``value`` (a known mistake)."""
     try:
         if isinstance(value, np.ndarray):  # check_array: compare as one array
-            actual = np.asarray(actual)
-        got_leaves, got_def = jax.tree_util.tree_flatten(actual)
-        want_leaves, want_def = jax.tree_util.tree_flatten(value)
-        if got_def != want_def:
-            return False
-        for got, want in zip(got_leaves, want_leaves, strict=True):
-            got, want = np.asarray(got), np.asarray(want)
-            if got.shape != want.shape:
-                return False
-            if got.dtype.kind in "biuf" and want.dtype.kind in "biuf":
-                if not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
-                                   atol=atol, equal_nan=True):
-                    return False
-            elif not np.array_equal(got, want):
-                return False
+            _check_array(actual, value, "", rtol, atol, False)
+        else:
+            _check_tree(actual, value, "", {"rtol": rtol, "atol": atol})
     except Exception:  # noqa: BLE001 - something that cannot be compared matches nothing
         return False
     return True
