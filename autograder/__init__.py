@@ -12,7 +12,13 @@ a student's submission -> grading -> result and feedback. Modules, one concern e
 - :mod:`autograder.hints`: turns JAX's typical errors into hints; the ``feedback`` wrapper.
 - :mod:`autograder.colab`: the set-up cell every notebook starts with.
 - :mod:`autograder.release`: generates ``exercises/`` from ``solutions/``.
-- :mod:`autograder.grade`: grades submissions with nbgrader.
+- Grading, one module a step: :mod:`autograder.submissions` (who submitted what, from folders),
+  :mod:`autograder.rebuild` and :mod:`autograder.screen` (the notebook to run),
+  :mod:`autograder.course` (nbgrader course directory, gradebooks), :mod:`autograder.grading`
+  (one submission), :mod:`autograder.reports` (CSV, summary, figure, LMS exports), and the
+  commands :mod:`autograder.grade` (``--shard K/N``) and :mod:`autograder.merge`.
+- Classroom: :mod:`autograder.selfcheck` (a learner's visible checks, in their own CI) and
+  :mod:`autograder.classroom_fetch` (a GitHub Classroom organisation's submissions).
 """
 
 __version__ = "0.1.0"

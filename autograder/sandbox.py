@@ -138,6 +138,31 @@ def prepare_runtime_dir(runtime_dir: Path) -> None:
     runtime_dir.chmod(0o700)
 
 
+def seal_runtime_dir(runtime_dir: Path) -> bool:
+    """Take write access to ``runtime_dir`` away from the kernel once its sockets exist.
+
+    The kernel binds every socket while it starts; after that it needs no new file there. The
+    directory and the connection file become root's and read-only to others, so a submission
+    cannot fill the host's disk through the one host folder it can see, nor swap its sockets.
+    Possible only when the grader is root and the kernel ``nobody``; returns whether sealed.
+    """
+    if not _as_nobody() or not runtime_dir.is_dir():
+        return False
+    for entry in [runtime_dir, *runtime_dir.iterdir()]:
+        if entry.is_symlink():
+            entry.unlink()  # the kernel made it: nothing of the grader's may point elsewhere
+            continue
+        os.chown(entry, 0, 0, follow_symlinks=False)
+        if entry.is_dir() or entry.is_file():
+            entry.chmod(0o755 if entry.is_dir() else 0o644)
+    return True
+
+
+def remove_runtime_dir(runtime_dir: Path) -> None:
+    """Delete a kernel's runtime directory after the kernel ended (nothing outlives its run)."""
+    shutil.rmtree(runtime_dir, ignore_errors=True)
+
+
 def new_kernel_dir(runtime_root: Path) -> Path:
     """A fresh directory under ``runtime_root`` for one kernel's connection file and sockets.
 

@@ -101,16 +101,66 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WALL) -> float:
-    start = clock()
+class FreshInputs:
+    """Arguments that differ at every call: each floating-point array is scaled by
+    ``1 + k * 2**-20`` at the k-th call (shape, dtype and sharding kept, so nothing retraces).
+
+    A timing test that repeated identical arguments could be passed by an answer that
+    remembers its results; with fresh inputs a remembered result is never asked for again.
+    Integers, keys and Python numbers are passed as given (changing a static argument would
+    recompile).
+    """
+
+    def __init__(self, args: tuple, kwargs: dict) -> None:
+        self.args, self.kwargs, self.calls = args, kwargs, 0
+
+    def next(self) -> tuple[tuple, dict]:
+        """The next call's ``(args, kwargs)``, computed and ready."""
+        import jax
+
+        self.calls += 1
+        factor = 1.0 + self.calls * 2.0**-20
+        args, kwargs = jax.tree.map(lambda leaf: _scaled(leaf, factor), (self.args, self.kwargs))
+        return block(args), block(kwargs)
+
+
+def _scaled(leaf: Any, factor: float) -> Any:
+    """``leaf`` times ``factor`` when it is a floating-point array, else ``leaf`` itself."""
+    import numpy as np
+
+    dtype = getattr(leaf, "dtype", None)
+    if dtype is None or getattr(leaf, "ndim", None) is None:
+        return leaf
+    try:
+        floating = np.issubdtype(dtype, np.floating)
+    except TypeError:  # extended dtypes such as PRNG keys
+        return leaf
+    if not floating:
+        return leaf
+    return leaf * np.asarray(factor, dtype=dtype)
+
+
+def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WALL,
+         fresh: FreshInputs | None = None) -> float:
+    """Seconds per call of ``fn``, over ``number`` calls (fresh inputs, untimed, if given)."""
+    if fresh is None:
+        start = clock()
+        for _ in range(number):
+            block(fn(*args, **kwargs))
+        return (clock() - start) / number
+    total = 0.0
     for _ in range(number):
-        block(fn(*args, **kwargs))
-    return (clock() - start) / number
+        call_args, call_kwargs = fresh.next()
+        start = clock()
+        block(fn(*call_args, **call_kwargs))
+        total += clock() - start
+    return total / number
 
 
-def _loops_for(fn: Callable, args: tuple, kwargs: dict, target: float) -> int:
+def _loops_for(fn: Callable, args: tuple, kwargs: dict, target: float,
+               fresh: FreshInputs | None = None) -> int:
     """How many back-to-back calls make one measurement last at least ``target`` seconds."""
-    single = _run(fn, args, kwargs, 1)
+    single = _run(fn, args, kwargs, 1, fresh=fresh)
     if single >= target:
         return 1
     return min(1000, max(1, int(target / max(single, 1e-7)) + 1))
@@ -123,6 +173,7 @@ def compare(
     warmup: int = 1,
     target: float = 2e-3,
     clock: Clock = WALL,
+    fresh: bool = False,
     **kwargs: Any,
 ) -> dict[str, Timing]:
     """Time several functions on the same inputs, interleaved round by round.
@@ -133,18 +184,21 @@ def compare(
         warmup: calls per function before measuring (compilation happens here).
         target: seconds one measurement should last at least; short calls are repeated.
         clock: ``WALL`` (default, what a user waits) or ``CPU`` (this process's CPU time).
+        fresh: give every call new inputs (:class:`FreshInputs`, made outside the timed part),
+            so that no call repeats an earlier one; timing tests do.
 
     Returns:
         name -> :class:`Timing` with per-call seconds for each round.
     """
+    inputs = FreshInputs(args, kwargs) if fresh else None
     for fn in fns.values():
         for _ in range(warmup):
             block(fn(*args, **kwargs))
-    loops = {name: _loops_for(fn, args, kwargs, target) for name, fn in fns.items()}
+    loops = {name: _loops_for(fn, args, kwargs, target, inputs) for name, fn in fns.items()}
     timings = {name: Timing(name) for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock))
+            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, inputs))
     return timings
 
 
@@ -230,6 +284,9 @@ def check_speedup(
     required margin, and keep a slow answer's test (which runs the slow code on both sides)
     to about half a second.
 
+    Every call gets fresh inputs (:class:`FreshInputs`): an answer that remembers results
+    gains nothing, because no call repeats an earlier one.
+
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``.
     """
@@ -238,7 +295,7 @@ def check_speedup(
     result = None
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
-                         rounds=rounds, warmup=warmup, **kwargs)
+                         rounds=rounds, warmup=warmup, fresh=True, **kwargs)
         if result.ratio >= bar or result.ratio < NEAR_MISS * bar:
             break
     assert result is not None

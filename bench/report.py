@@ -34,11 +34,16 @@ def _image(name: str) -> list[str]:
     return [f"![{name}](../bench/results/{name}.png)", ""]
 
 
+def _command(how: str) -> str:
+    """A way that is a command line, as code (so ``--jobs`` stays two hyphens), else as is."""
+    return f"`{how}`" if how.startswith("python ") else how
+
+
 def _throughput(d: dict[str, Any]) -> list[str]:
     ways = d["ways"]
     lines = ["| how | seconds | submissions per minute | CPU seconds | cores busy |",
              "|---|---:|---:|---:|---:|"]
-    lines += [f"| {w['how']} | {w['seconds']:g} | {w['throughput_per_minute']:g} | "
+    lines += [f"| {_command(w['how'])} | {w['seconds']:g} | {w['throughput_per_minute']:g} | "
               f"{w['cpu_seconds']:g} | {w['cores_busy']:g} |" for w in ways.values()]
     t = d["targets"]
     b_ok = d["throughput_b_over_a_time"] <= t["b_over_a_time_at_most"]

@@ -27,6 +27,7 @@ from autograder.proof import MIME
 
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"
+PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -43,6 +44,8 @@ class ExecuteWithLimits(Execute):
     max_output_bytes = Integer(
         100_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
 
+    _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
+
     def create_kernel_manager(self) -> Any:
         """nbclient's kernel manager; for IPC, with its files in a fresh directory of its own.
 
@@ -58,6 +61,7 @@ class ExecuteWithLimits(Execute):
             home = new_kernel_dir(Path(jupyter_runtime_dir()))
             km.connection_file = str(home / "kernel.json")
             km.ip = str(home / "ipc")
+            self._runtime_home = home
         return km
 
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None
@@ -67,12 +71,30 @@ class ExecuteWithLimits(Execute):
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         self._output_bytes: dict[int, int] = {}
+        self._proofs_kept: dict[int, int] = {}
         deadline = monotonic() + self.notebook_timeout
+        self._runtime_home = None
+        try:
+            self._execute_within_limits(resources, deadline)
+        finally:
+            if self._runtime_home is not None:
+                from autograder.sandbox import remove_runtime_dir
+
+                remove_runtime_dir(self._runtime_home)
+        self.set_widgets_metadata()
+        return self.nb, self.resources
+
+    def _execute_within_limits(self, resources: Any, deadline: float) -> None:
+        """Start the kernel, seal its runtime directory, and run the cells until the deadline."""
         stopped: NotebookNode | None = None
         with self.setup_kernel():
             assert self.kc
             info_msg = self.wait_for_reply(self.kc.kernel_info())
             assert info_msg
+            if self._runtime_home is not None:
+                from autograder.sandbox import seal_runtime_dir
+
+                seal_runtime_dir(self._runtime_home)  # sockets are bound: no answer writes there
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
             for index, cell in enumerate(self.nb.cells):
                 if cell.cell_type != "code" or not cell.source.strip():
@@ -96,20 +118,25 @@ class ExecuteWithLimits(Execute):
                                            "cell was not run")
                 except CellTimeoutError as exc:
                     cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
-        self.set_widgets_metadata()
-        return self.nb, self.resources
 
     def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int
                ) -> NotebookNode | None:
-        """Keep an output only while the cell's output budget lasts (proofs always)."""
+        """Keep an output only while the cell's output budget lasts.
+
+        Every output counts against the budget. The first two short outputs of the proof's
+        type in a cell are kept even past it (a chatty but honest answer must not lose the
+        test cell's proof); any more are budgeted like the rest.
+        """
         content = msg.get("content", {})
         data = content.get("data", {}) if isinstance(content.get("data"), dict) else {}
         size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
-        if MIME in data and size < 1_000:  # a proof token is short; spam is not exempt
-            return super().output(outs, msg, display_id, cell_index)
         size += sum(len(str(t)) for t in content.get("traceback", []) or [])
         used = self._output_bytes.get(cell_index, 0)
         self._output_bytes[cell_index] = used + size
+        if MIME in data and size < 1_000:
+            self._proofs_kept[cell_index] = self._proofs_kept.get(cell_index, 0) + 1
+            if self._proofs_kept[cell_index] <= PROOFS_KEPT_PAST_BUDGET:
+                return super().output(outs, msg, display_id, cell_index)
         limit = self.max_output_bytes
         if used + size <= limit:
             return super().output(outs, msg, display_id, cell_index)
@@ -118,8 +145,9 @@ class ExecuteWithLimits(Execute):
             if msg.get("msg_type") == "stream":
                 text = str(content.get("text", ""))[: max(0, limit - used)] + note
                 msg = {**msg, "content": {**content, "text": text}}
-            else:
+            else:  # nbformat reads the type from the header: change it there too
                 msg = {**msg, "msg_type": "stream",
+                       "header": {**msg.get("header", {}), "msg_type": "stream"},
                        "content": {"name": "stderr", "text": note}}
             return super().output(outs, msg, display_id, cell_index)
         if msg.get("msg_type") == "error":  # keep the exception itself, without traceback

@@ -1,7 +1,14 @@
-"""Shared fixtures: paths of the repository and of the tiny fixture course."""
+"""Shared fixtures: paths of the repository and of the tiny fixture course, and a throwaway
+PostgreSQL server."""
 
 from __future__ import annotations
 
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,3 +27,85 @@ def tiny_course() -> Path:
 def submissions() -> Path:
     """Folder of submissions of ``00_tiny``, one file per case."""
     return FIXTURES / "submissions"
+
+
+def _postgres_bin() -> Path:
+    """The folder of PostgreSQL's server programs (Debian keeps them off PATH)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                   key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit()
+                   else 0)
+    if found:
+        return found[-1].parent
+    initdb = shutil.which("initdb")
+    if initdb:
+        return Path(initdb).resolve().parent
+    pytest.fail("PostgreSQL's server is not installed: run `make db-deps` (Debian's postgresql)")
+
+
+def _as_server_user(argv: list[str]) -> list[str]:
+    """``argv`` run as an unprivileged user when this is root (initdb refuses to run as root)."""
+    if os.geteuid() != 0:
+        return argv
+    user = "postgres" if _has_user("postgres") else "nobody"
+    return ["runuser", "-u", user, "--", *argv]
+
+
+def _has_user(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A SQLAlchemy URL of an empty database on a throwaway PostgreSQL server.
+
+    The server is initialised in a temporary folder, listens on a Unix socket only (no TCP),
+    runs as an unprivileged user when the tests run as root, and is stopped and deleted after
+    the session.
+    """
+    import psycopg
+
+    bindir = _postgres_bin()
+    home = Path(tempfile.mkdtemp(prefix="learn-jax-pg-"))
+    home.chmod(0o755)
+    data, sockets = home / "data", home / "run"
+    for folder in (data, sockets):
+        folder.mkdir()
+        if os.geteuid() == 0:
+            user = "postgres" if _has_user("postgres") else "nobody"
+            shutil.chown(folder, user)
+    run = functools.partial(subprocess.run, check=True, capture_output=True, text=True)
+    try:
+        run(_as_server_user([str(bindir / "initdb"), "-D", str(data), "-U", "grader",
+                             "-A", "trust", "--no-sync", "-E", "UTF8"]))
+        options = f"-k {sockets} -c listen_addresses='' -c fsync=off -c max_connections=100"
+        run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-w",
+                             "-l", str(sockets / "server.log"), "start"]))
+        with psycopg.connect(host=str(sockets), user="grader", dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute("CREATE DATABASE gradebook")
+        yield f"postgresql+psycopg://grader@/gradebook?host={sockets}"
+    finally:
+        subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-m",
+                                        "immediate", "-w", "stop"]), capture_output=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def fresh_database(url: str, name: str) -> str:
+    """The URL of a new, empty database ``name`` on the server of ``url`` (dropped first if
+    it exists)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    host = parsed.query["host"]
+    with psycopg.connect(host=host, user=parsed.username, dbname="postgres",
+                         autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return parsed.set(database=name).render_as_string(hide_password=False)

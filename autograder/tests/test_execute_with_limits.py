@@ -44,3 +44,19 @@ def test_a_huge_print_keeps_only_the_budget() -> None:
                       max_output_bytes=50_000)
     text = "".join(o.get("text", "") for o in outputs)
     assert 50_000 <= len(text) < 51_000 and "output truncated" in text
+
+
+def test_rich_outputs_and_proof_typed_floods_count_against_the_budget() -> None:
+    """Do 5,000 small proof-typed outputs (once exempt) and an over-budget image leave only
+    two proofs, the budget and a note, without breaking the run?"""
+    from autograder.proof import MIME
+
+    flood, images = _run(
+        f"for i in range(5_000):\n    display({{{MIME!r}: 'q f' + 'f' * 200}}, raw=True)",
+        "for _ in range(20):\n    display({'image/png': 'A' * 10_000}, raw=True)",
+        timeout=60, max_output_bytes=50_000)
+    assert sum(MIME in o.get("data", {}) for o in flood) < 260
+    assert sum(len(str(o.get("data", ""))) for o in flood) < 60_000
+    assert any("output truncated" in o.get("text", "") for o in flood)
+    assert sum("image/png" in o.get("data", {}) for o in images) == 5
+    assert "output truncated" in images[-1]["text"]

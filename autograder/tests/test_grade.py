@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
-from autograder.grade import Submission, discover
 from autograder.release import ROOT
+from autograder.submissions import Submission, discover
 
 EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
     "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),

@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
-from autograder.grade import isolation
+from autograder.course import isolation
 from autograder.notebook import nbgrader_meta
 from autograder.release import ROOT
 from autograder.tests.conftest import FIXTURES
@@ -63,6 +63,9 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
                       3, "failed"),
     "infinite-loop": ("while True:\n    pass\n" + CORRECT_Q1, 3, "error"),
     "huge-output": (CORRECT_Q1 + "print('x' * 200_000_000)\n", 5, "passed"),
+    # Small outputs of the proof's type were once exempt from the budget, however many.
+    "proof-flood": (CORRECT_Q1 + "for _ in range(5_000):\n    display({'application/x-learn-"
+                    "jax-proof': 'q1_double_tests ' + 'f' * 200}, raw=True)\n", 5, "passed"),
     # Code that cannot be traced passes a jitted test only with jit turned off (its twin, the
     # same answer without that line, fails the same way: 3 points).
     "disable-jit": ("import jax\njax.config.update('jax_disable_jit', True)\n\n@jax.jit\n"
@@ -88,6 +91,12 @@ SANDBOXED: dict[str, tuple[str, float, str]] = {
     "write-outside-scratch": ("try:\n    open({canary!r}, 'w').write('owned')\nexcept OSError:"
                               "\n    pass\n" + CORRECT_Q1, 5, "passed"),
     "memory-hog": ("hog = bytearray(8 * 2**30)\n" + CORRECT_Q1, 3, "failed"),
+    # The kernel's socket folder is the one host folder it sees: sealed once the kernel is up.
+    "fill-runtime-dir": ("try:\n    ARGS = open('/proc/self/cmdline').read().split(chr(0))\n"
+                         "    HOME = ARGS[ARGS.index('-f') + 1].rsplit('/', 1)[0]\n"
+                         "    open(HOME + '/filler', 'w').write('x' * 1_000_000)\n"
+                         "    FILLED = True\nexcept (OSError, ValueError):\n    FILLED = False\n"
+                         "def double(x):\n    return 2 * x if FILLED else x\n", 3, "failed"),
 }
 SLOW = "while True:\n    pass\n"  # three such cells run into the notebook's deadline
 BAD_FILES = {  # case -> (file name, expected message fragment)
@@ -267,9 +276,11 @@ def test_duplicate_answer_ids_grade_the_last_and_say_so(batch: dict) -> None:
 
 
 @pytest.mark.slow
-def test_huge_output_stays_small(batch: dict) -> None:
-    """Does a 200 MB print leave result.json, feedback and the graded notebook small?"""
-    folder = batch["out"] / "huge-output" / "00_tiny"
+@pytest.mark.parametrize("case", ["huge-output", "proof-flood"])
+def test_huge_output_stays_small(batch: dict, case: str) -> None:
+    """Does a 200 MB print, or a flood of small proof-typed outputs, leave result.json and the
+    feedback page small?"""
+    folder = batch["out"] / case / "00_tiny"
     assert (folder / "result.json").stat().st_size < 20_000
     assert (folder / "feedback.html").stat().st_size < 2_000_000
     assert "output truncated" in (folder / "feedback.html").read_text()
@@ -290,6 +301,8 @@ def test_sandbox_hides_files_and_limits_memory(batch: dict, case: str) -> None:
     if batch["results"][case]["isolation"] != "bubblewrap":
         pytest.skip("bubblewrap does not work here: submissions ran unisolated "
                     "(set LEARN_JAX_REQUIRE_SANDBOX=1 to make this a failure)")
+    if case == "fill-runtime-dir" and os.geteuid() != 0:
+        pytest.skip("sealing the kernel's socket folder needs the grader to run as root")
     r = batch["results"][case]
     assert (r["status"], r["score"]) == ("graded", SANDBOXED[case][1]), r["questions"]
     assert batch["canary"].read_text() == "untouched"

@@ -5,10 +5,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grade import read_submission
 from autograder.notebook import is_test, nbgrader_meta
 from autograder.rebuild import rebuild
 from autograder.release import student_version
+from autograder.submissions import read_submission
 
 CASES = {
     # fixture: (how each answer is found, missing answers)

@@ -1,0 +1,210 @@
+"""Grading one submission: rebuild, screen, autograde with nbgrader, verify, feedback.
+
+:func:`grade_one` turns one :class:`~autograder.submissions.Submission` into a
+:class:`Result` (written as ``result.json``) and a feedback page, in an existing course
+directory (:mod:`autograder.course`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.course import COURSE_ID, Limits, nbgrader, restore_test_sources, set_test_sources
+from autograder.notebook import is_answer, is_test, nbgrader_meta, questions
+from autograder.proof import add_proofs, proved
+from autograder.release import SOLUTIONS, student_version
+from autograder.submissions import InvalidSubmission, Submission, read_submission
+
+MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
+FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
+_TIMING_RE = re.compile(r"Timing: .* ran ([0-9.]+)x faster.*required at least ([0-9.]+)x")
+
+
+@dataclass
+class QuestionResult:
+    """The outcome of one question."""
+
+    id: str
+    score: float
+    max_score: float
+    status: str  # passed | failed | error | timeout | missing
+    message: str = ""
+
+
+@dataclass
+class Result:
+    """What ``result.json`` holds for one submission."""
+
+    student: str
+    assignment: str
+    submission: str
+    score: float = 0.0
+    max_score: float = 0.0
+    status: str = "graded"  # graded | invalid | error
+    message: str = ""
+    questions: list[QuestionResult] = field(default_factory=list)
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+    isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        """A result read back from ``result.json``."""
+        fields = dict(data)
+        fields["questions"] = [QuestionResult(**q) for q in fields.get("questions", [])]
+        return cls(**fields)
+
+    def write(self, out: Path) -> Path:
+        """Write ``out/<student>/<assignment>/result.json``; return its path."""
+        dest = out / self.student / self.assignment
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "result.json").write_text(json.dumps(asdict(self), indent=2) + "\n")
+        return dest / "result.json"
+
+
+
+def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Replace answer cells (and the student's own cells) that fail the screen.
+
+    A screened cell is not run: its source becomes a ``raise`` with the reason, so that
+    question fails and the others are graded as usual. Returns answer id -> message.
+    """
+    from autograder.rebuild import EXTRA_KEY
+    from autograder.screen import message, screen
+
+    flagged: dict[str, str] = {}
+    for cell in nb.cells:
+        gid = (nbgrader_meta(cell)["grade_id"] if is_answer(cell)
+               else cell.get("metadata", {}).get(EXTRA_KEY))
+        if not gid or cell.get("cell_type") != "code":
+            continue
+        found = screen(cell.source)
+        if found:
+            flagged[gid] = message(found)
+            cell.source = f"raise RuntimeError({flagged[gid]!r})"
+    return flagged
+
+
+
+def _error_of(cell: Any) -> tuple[str, str]:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return out.get("ename", "Error"), out.get("evalue", "")
+    return "", ""
+
+
+def _printed(cell: Any) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream")
+
+
+
+def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
+              source_dir: Path = SOLUTIONS, limits: Limits | None = None) -> Result:
+    """Grade one submission in an existing course directory; write its result files."""
+    from nbgrader.api import Gradebook
+
+    result = Result(sub.student, sub.assignment, str(sub.path))
+    dest = out / sub.student / sub.assignment
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
+        qs = questions(source)
+        result.max_score = sum(q.points for q in qs)
+        nb = read_submission(sub.path)
+        released = student_version(source)
+        if len(nb.cells) > len(released.cells) + MAX_EXTRA_CELLS:
+            raise InvalidSubmission(f"the notebook has {len(nb.cells)} cells; at most "
+                                    f"{MAX_EXTRA_CELLS} more than the exercise's "
+                                    f"{len(released.cells)} are graded")
+        from autograder.rebuild import rebuild
+
+        rebuilt = rebuild(released, nb)
+        screened = screen_answers(rebuilt.notebook)
+        tokens = add_proofs(rebuilt.notebook)
+        target = course / "submitted" / sub.student / sub.assignment
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
+        originals = set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
+        try:
+            proc = nbgrader(course, "autograde", sub.assignment, sub.student,
+                             timeout=(limits or Limits()).step_timeout)
+        finally:
+            restore_test_sources(db_url, sub.assignment, originals)
+        if proc.returncode != 0:
+            raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-2000:]}")
+        graded = nbformat.read(
+            course / "autograded" / sub.student / sub.assignment / f"{sub.assignment}.ipynb",
+            as_version=4)
+        cells = {nbgrader_meta(c)["grade_id"]: c for c in graded.cells if is_test(c)}
+        with Gradebook(db_url, COURSE_ID) as gb:
+            for q in qs:
+                grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
+                cell = cells.get(q.tests_id, {})
+                ok = proved(cell, q.tests_id, tokens[q.tests_id])
+                # The proof is the verdict: the test cell ran to its end with no error. (nbgrader
+                # also zeroes a cell that wrote to stderr, so a JAX warning failed honest work.)
+                score = q.points if ok else 0.0
+                grade.auto_score, grade.manual_score = score, None
+                ename, evalue = _error_of(cell)
+                if q.answer_id in rebuilt.missing:
+                    status, msg = "missing", "no answer cell for this question was found"
+                elif ok and score >= q.points:  # (a screened extra cell did not matter)
+                    status, msg = "passed", ""
+                elif q.answer_id in screened:
+                    status, msg = "failed", screened[q.answer_id]
+                elif "Timeout" in ename or "timed out" in evalue.lower():
+                    status, msg = "timeout", "the tests ran out of time"
+                elif ename == "NotImplementedError":
+                    status, msg = "failed", "not attempted"
+                elif ename == "AssertionError":
+                    status, msg = "failed", evalue
+                elif ename:
+                    status, msg = "error", f"{ename}: {evalue}".strip(": ")
+                else:
+                    status, msg = "error", ("the tests did not report that they ran to the "
+                                            "end (output or the kernel was tampered with?)")
+                result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
+                                                       msg[:500]))
+                timing = _TIMING_RE.search(_printed(cells.get(q.tests_id, {})))
+                if timing:
+                    result.timings[q.answer_id] = {"speedup": float(timing.group(1)),
+                                                   "required": float(timing.group(2))}
+            gb.db.commit()
+        result.score = sum(q.score for q in result.questions)
+        # Screened cells whose question passed anyway (a student's own cell) are noted here.
+        notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions
+                                       if q.id in screened and q.status == "passed"]
+        result.message = " ".join(notes)
+        proc = nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                         timeout=FEEDBACK_TIMEOUT)
+        for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
+            shutil.copy(html, dest / "feedback.html")
+    except InvalidSubmission as exc:
+        result.status, result.message = "invalid", f"{sub.path.name}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
+        result.status, result.message = "error", f"{type(exc).__name__}: {exc}"[:2000]
+    result.write(out)
+    return result
+
+
+
+def environment() -> dict[str, Any]:
+    """JAX version, backend and devices that grading runs on."""
+    try:
+        import jax
+
+        return {"jax": jax.__version__, "backend": jax.default_backend(),
+                "devices": [str(d) for d in jax.devices()]}
+    except Exception as exc:  # noqa: BLE001
+        return {"error": str(exc)}
+
+

@@ -1,0 +1,86 @@
+"""Tests of autograder.course: the gradebook of record, written by several graders at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from autograder.course import gradebook_lock, record_grades
+from autograder.grading import QuestionResult, Result
+from autograder.tests.conftest import FIXTURES, fresh_database
+
+SOURCE = FIXTURES / "course"
+
+
+def _results(students: range) -> list[Result]:
+    """Graded results of the tiny course: student ``sNN`` scores NN % 3 on q1 and 3 on q2."""
+    return [Result(f"s{i:02d}", "00_tiny", "x", score=i % 3 + 3.0, max_score=5.0,
+                   questions=[QuestionResult("q1_double", float(i % 3), 2.0, "failed"),
+                              QuestionResult("q2_set_first", 3.0, 3.0, "passed")])
+            for i in students]
+
+
+def _record(url: str, first: int) -> None:
+    record_grades(_results(range(first, first + 10)), url, SOURCE)
+
+
+def _scores(url: str) -> list[tuple[str, str, float]]:
+    """(student, grade cell, score) for every grade row, sorted."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return sorted(conn.execute(sqlalchemy.text(
+                "select s.student_id, g.cell_id, g.auto_score from grade g "
+                "join submitted_notebook n on g.notebook_id = n.id "
+                "join submitted_assignment s on n.assignment_id = s.id")).all())
+    finally:
+        engine.dispose()
+
+
+def _want(students: range) -> int:
+    return 2 * len(students)
+
+
+@pytest.mark.slow
+def test_four_writers_at_once_lose_nothing_in_postgres(postgres_url: str) -> None:
+    """Do four processes recording 10 students each into one new PostgreSQL gradebook at the
+    same moment (each finding the assignment missing) leave exactly 40 students' grades, each
+    once with its score, and does recording them all again change nothing?"""
+    url = fresh_database(postgres_url, "four_writers")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_record, args=(url, first)) for first in (0, 10, 20, 30)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(300)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    rows = _scores(url)
+    assert len(rows) == 80 and len({r[0] for r in rows}) == 40
+    totals = {}
+    for student, _, score in rows:
+        totals[student] = totals.get(student, 0.0) + score
+    assert totals == {r.student: r.score for r in _results(range(40))}
+    record_grades(_results(range(40)), url, SOURCE)
+    assert _scores(url) == rows
+
+
+def test_sqlite_lock_excludes_a_second_holder(tmp_path: Path) -> None:
+    """Does the SQLite gradebook lock keep a second process out while the first holds it?"""
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    ctx = multiprocessing.get_context("spawn")
+    with gradebook_lock(url):
+        other = ctx.Process(target=_hold, args=(url,))
+        other.start()
+        other.join(3)
+        assert other.is_alive(), "the second process got the lock while the first held it"
+    other.join(30)
+    assert other.exitcode == 0
+
+
+def _hold(url: str) -> None:
+    with gradebook_lock(url):
+        pass

@@ -1,0 +1,131 @@
+"""Tests of autograder.merge with `grade --shard`: shards graded in parallel processes into one
+real PostgreSQL gradebook, merged, match one unsharded run."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.__main__ import main
+from autograder.grade import shard_of
+from autograder.tests.conftest import FIXTURES, ROOT, fresh_database
+
+CASES = ["correct", "partial", "empty-stub", "colab-saved", "cells-deleted", "tests-edited",
+         "extra-helper-cell", "invalid-json"]
+STUDENTS = 40
+SHARDS = 4
+SAME = ["grades.csv", "summary.md", "grades-canvas.csv", "grades-moodle.csv"]
+
+
+def _class(folder: Path) -> dict[str, str]:
+    """Forty students' submissions of the tiny course, cases in turn: student -> case."""
+    cases = {}
+    for i in range(STUDENTS):
+        student, case = f"student{i:02d}", CASES[i % len(CASES)]
+        (folder / student).mkdir(parents=True)
+        shutil.copy(FIXTURES / "submissions" / f"{case}.ipynb", folder / student / "00_tiny.ipynb")
+        cases[student] = case
+    return cases
+
+
+def _grade_args(subs: Path, out: Path, *extra: str) -> list[str]:
+    return ["grade", str(subs), "--source", str(FIXTURES / "course"), "--out", str(out), *extra]
+
+
+def _totals(url: str) -> dict[str, float]:
+    """student -> total auto score in the gradebook at ``url``."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sqlalchemy.text(
+                "select s.student_id, sum(g.auto_score), count(*) from grade g "
+                "join submitted_notebook n on g.notebook_id = n.id "
+                "join submitted_assignment s on n.assignment_id = s.id group by s.student_id"))
+            return {student: (float(total), int(count)) for student, total, count in rows}
+    finally:
+        engine.dispose()
+
+
+def test_shards_partition_the_students_deterministically() -> None:
+    """Does every student fall in exactly one shard, the same one every time, and do four
+    shards each get some of forty students?"""
+    students = [f"student{i:02d}" for i in range(STUDENTS)]
+    shards = [shard_of(s, SHARDS) for s in students]
+    assert shards == [shard_of(s, SHARDS) for s in students]
+    assert set(shards) == set(range(1, SHARDS + 1))
+    assert all(shard_of(s, 1) == 1 for s in students)
+
+
+def test_bad_shard_and_export_options_exit_2(tmp_path: Path, capsys) -> None:
+    """Are `--shard 5/4`, `--shard x` and `--export excel` refused with a usage message?"""
+    for bad in (["--shard", "5/4"], ["--shard", "x"], ["--export", "excel"]):
+        with pytest.raises(SystemExit) as info:
+            main(_grade_args(tmp_path, tmp_path / "out", *bad))
+        assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "K must be between 1 and N" in err and "unknown export excel" in err
+
+
+def test_merge_refuses_conflicting_results(tmp_path: Path, capsys) -> None:
+    """Does merge refuse two folders that hold different results for one student and
+    assignment, instead of keeping either silently?"""
+    for folder, score in (("a", 1.0), ("b", 2.0)):
+        dest = tmp_path / folder / "ann" / "00_tiny"
+        dest.mkdir(parents=True)
+        dest.joinpath("result.json").write_text(json.dumps(
+            {"student": "ann", "assignment": "00_tiny", "submission": "x", "score": score}))
+    status = main(["merge", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                   str(tmp_path / "out"), "--source", str(FIXTURES / "course")])
+    assert status == 2 and "hold different results" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url: str) -> None:
+    """Graded as 4 shards in parallel processes writing one PostgreSQL gradebook, then merged,
+    do 40 submissions get the same grades.csv, summary.md and Canvas/Moodle exports as one
+    unsharded run, every grade exactly once in the gradebook, and a second merge change
+    nothing?"""
+    subs = tmp_path / "subs"
+    cases = _class(subs)
+    shards_db = fresh_database(postgres_url, "shards")
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "autograder", *_grade_args(
+            subs, tmp_path / f"shard{k}", "--shard", f"{k}/{SHARDS}", "--db", shards_db)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for k in range(1, SHARDS + 1)]
+    logs = [p.communicate(timeout=900)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * SHARDS, "\n".join(logs)[-3000:]
+
+    merged, merged_db = tmp_path / "merged", fresh_database(postgres_url, "merged")
+    shard_dirs = [str(tmp_path / f"shard{k}") for k in range(1, SHARDS + 1)]
+    assert main(["merge", *shard_dirs, "--out", str(merged), "--db", merged_db, "--export",
+                 "canvas,moodle", "--source", str(FIXTURES / "course")]) == 0
+    single = tmp_path / "single"
+    assert main(_grade_args(subs, single, "--jobs", "2", "--export", "canvas,moodle")) == 0
+
+    for name in SAME:
+        assert (merged / name).read_text() == (single / name).read_text(), name
+    assert (merged / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for student in cases:
+        for name in ("result.json", "feedback.html"):
+            assert (merged / student / "00_tiny" / name).exists() == (
+                single / student / "00_tiny" / name).exists(), (student, name)
+
+    rows = {r["student"]: r for r in csv.DictReader((single / "grades.csv").open())}
+    want = {s: (float(rows[s]["score"]), 2) for s, case in cases.items()
+            if rows[s]["status"] == "graded"}
+    assert len(want) == STUDENTS - STUDENTS // len(CASES)  # the invalid-json ones are not
+    assert _totals(shards_db) == want  # four writers at once: nothing lost, nothing twice
+    assert _totals(merged_db) == want
+    before = (merged / "grades.csv").read_text()
+    assert main(["merge", *shard_dirs, "--out", str(merged), "--db", merged_db,
+                 "--source", str(FIXTURES / "course")]) == 0
+    assert _totals(merged_db) == want and (merged / "grades.csv").read_text() == before
