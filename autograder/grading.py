@@ -7,9 +7,13 @@ directory (:mod:`autograder.course`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ from autograder.submissions import InvalidSubmission, Submission, read_submissio
 
 MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
 FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
+PREPARE_TIMEOUT = 60  # seconds to read, rebuild and screen one submission (normally < 1 s)
 _TIMING_RE = re.compile(r"Timing: .* ran ([0-9.]+)x faster.*required at least ([0-9.]+)x")
 
 
@@ -106,6 +111,33 @@ def _printed(cell: Any) -> str:
 
 
 
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str) -> Iterator[None]:
+    """Raise :class:`InvalidSubmission` when the block runs longer than ``seconds``.
+
+    The grader's own steps on a submission (reading, rebuilding, screening) run in this
+    process, not in the kernel: a notebook built to make them slow must not stall the batch.
+    Uses a real-time timer, so it applies in the main thread (where the grader runs each
+    submission, one by one or in a pool process); elsewhere the block runs unlimited.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "setitimer"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise InvalidSubmission(f"{what} took longer than {seconds:g} s; the notebook was not "
+                                "graded")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
               source_dir: Path = SOLUTIONS, limits: Limits | None = None) -> Result:
     """Grade one submission in an existing course directory; write its result files."""
@@ -118,16 +150,17 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
         qs = questions(source)
         result.max_score = sum(q.points for q in qs)
-        nb = read_submission(sub.path)
-        released = student_version(source)
-        if len(nb.cells) > len(released.cells) + MAX_EXTRA_CELLS:
-            raise InvalidSubmission(f"the notebook has {len(nb.cells)} cells; at most "
-                                    f"{MAX_EXTRA_CELLS} more than the exercise's "
-                                    f"{len(released.cells)} are graded")
         from autograder.rebuild import rebuild
 
-        rebuilt = rebuild(released, nb)
-        screened = screen_answers(rebuilt.notebook)
+        with time_limit(PREPARE_TIMEOUT, "reading, rebuilding and screening the notebook"):
+            nb = read_submission(sub.path)
+            released = student_version(source)
+            if len(nb.cells) > len(released.cells) + MAX_EXTRA_CELLS:
+                raise InvalidSubmission(f"the notebook has {len(nb.cells)} cells; at most "
+                                        f"{MAX_EXTRA_CELLS} more than the exercise's "
+                                        f"{len(released.cells)} are graded")
+            rebuilt = rebuild(released, nb)
+            screened = screen_answers(rebuilt.notebook)
         tokens = add_proofs(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)
