@@ -73,13 +73,19 @@ c.SanitizeHTML.sanitized_output_types = ["text/html", "text/markdown"]
 _WORKERS: dict[Path, Worker] = {}
 
 
+def _path_with_this_bin() -> str:
+    """PATH with this environment's ``bin/`` first: nbgrader runs ``alembic`` and the kernel
+    from PATH."""
+    here = str(Path(sys.executable).parent)
+    rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here]
+    return os.pathsep.join([here, *rest])
+
+
 def _nbgrader_env(course: Path) -> dict[str, str]:
     """The environment nbgrader and its kernels run in (kernelspecs and sockets in course)."""
-    # nbgrader runs `alembic` and the kernel from PATH: put this environment's bin/ first.
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     share = str(course.resolve() / "share" / "jupyter")
     jupyter_path = os.pathsep.join(p for p in [share, os.environ.get("JUPYTER_PATH")] if p)
-    return dict(os.environ, PATH=path, XLA_PYTHON_CLIENT_PREALLOCATE="false",
+    return dict(os.environ, PATH=_path_with_this_bin(), XLA_PYTHON_CLIENT_PREALLOCATE="false",
                 PYTHONUNBUFFERED="1", JUPYTER_PATH=jupyter_path,
                 JUPYTER_RUNTIME_DIR=str(course.resolve() / "runtime"))
 
@@ -182,7 +188,6 @@ def clone_course(template: Path, course: Path, limits: Limits | None = None) -> 
     return db
 
 
-
 def set_test_sources(db_url: str, assignment: str, nb: nbformat.NotebookNode,
                      tokens: dict[str, str]) -> dict[str, tuple[str, str]]:
     """Make the gradebook's test cells those of ``nb`` (with this run's proofs).
@@ -260,11 +265,9 @@ def gradebook_lock(db_url: str) -> Iterator[None]:
 
 
 def _alembic_on_path() -> None:
-    """Let nbgrader find ``alembic``, which it runs from PATH when it creates a gradebook's
-    tables, in this environment's ``bin/`` even when that is not on PATH."""
-    here = str(Path(sys.executable).parent)
-    if here not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
+    """Let nbgrader, in this process, find ``alembic`` (run from PATH when it creates a
+    gradebook's tables) in this environment's ``bin/`` even when that is not on PATH."""
+    os.environ["PATH"] = _path_with_this_bin()
 
 
 def _missing_assignments(db_url: str, names: Iterable[str]) -> list[str]:

@@ -74,7 +74,6 @@ class Result:
         return dest / "result.json"
 
 
-
 def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
     """Replace answer cells (and the student's own cells) that fail the screen.
 
@@ -97,7 +96,6 @@ def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
     return flagged
 
 
-
 def _error_of(cell: Any) -> tuple[str, str]:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
@@ -108,7 +106,6 @@ def _error_of(cell: Any) -> tuple[str, str]:
 def _printed(cell: Any) -> str:
     return "".join(o.get("text", "") for o in cell.get("outputs", [])
                    if o.get("output_type") == "stream")
-
 
 
 @contextlib.contextmanager
@@ -227,7 +224,6 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         result.status, result.message = "error", f"{type(exc).__name__}: {exc}"[:2000]
     result.write(out)
     return result
-
 
 
 def environment() -> dict[str, Any]:

@@ -156,7 +156,7 @@ def write_grades(results: Iterable[Result], path: Path) -> None:
 # --- LMS exports --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Gradebook:
+class ScoreGrid:
     """Scores as a student x assignment grid, the shape both LMS imports take."""
 
     students: list[str]
@@ -169,7 +169,7 @@ class Gradebook:
         return [self.cells.get((student, a), "") for a in self.assignments]
 
 
-def gradebook(results: Iterable[Result]) -> Gradebook:
+def score_grid(results: Iterable[Result]) -> ScoreGrid:
     """The grid of graded scores: every student and assignment in ``results`` (sorted), a
     cell for each graded submission; invalid and error submissions, like missing ones,
     get none."""
@@ -177,7 +177,7 @@ def gradebook(results: Iterable[Result]) -> Gradebook:
     points: dict[str, float] = {}
     for (_, assignment), r in latest.items():
         points[assignment] = max(points.get(assignment, 0.0), r.max_score)
-    return Gradebook(
+    return ScoreGrid(
         students=sorted({s for s, _ in latest}),
         assignments=sorted(points),
         cells={key: format_score(r.score) for key, r in latest.items() if r.status == "graded"},
@@ -191,7 +191,7 @@ def write_canvas(results: Iterable[Result], path: Path) -> None:
     The student's folder name goes in ``Student`` and ``SIS Login ID``; ``ID``, ``SIS User
     ID`` and ``Section`` stay empty. Not graded: an empty cell.
     """
-    book = gradebook(results)
+    book = score_grid(results)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow([*CANVAS_COLUMNS, *book.assignments])
@@ -205,7 +205,7 @@ def write_moodle(results: Iterable[Result], path: Path) -> None:
     """Write a Moodle "Import grades from CSV file" CSV: ``username`` and one column per
     assignment, one row per student (format in the module docstring). Not graded: an empty
     cell."""
-    book = gradebook(results)
+    book = score_grid(results)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow([MOODLE_USER_COLUMN, *book.assignments])

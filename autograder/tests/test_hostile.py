@@ -6,6 +6,9 @@ file from ``BAD_FILES``. The cases are written to a temporary folder, one folder
 named for it, at test time: several need paths of this machine (the repository's
 ``solutions/``, a canary file), which must not be committed.
 
+Attacks on the grader's own process (a notebook that stalls its rebuild) and on timing tests
+(an answer that remembers its results) are at the end, each beside its honest twin.
+
 Isolation cases run strictly when ``LEARN_JAX_REQUIRE_SANDBOX=1`` (as in CI); elsewhere, when
 bubblewrap does not work, they are skipped with the reason.
 """
@@ -18,10 +21,14 @@ import os
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import jax
+import jax.numpy as jnp
 import nbformat
 import pytest
 
+from autograder import timing
 from autograder.__main__ import main
 from autograder.course import isolation
 from autograder.notebook import nbgrader_meta
@@ -336,3 +343,82 @@ def test_gradebook_holds_exactly_the_verified_grades(batch: dict) -> None:
     assert totals == want
     assert "ran unisolated" not in (batch["out"] / "summary.md").read_text() or \
         isolation() == "none"
+
+
+# ---------------------------------------------------------------- attacks on the grader's
+# own process and on timing tests (each with its honest twin)
+
+
+def _eager_smooth(x: Any) -> Any:
+    """A slow reference: 40 small eager operations, each dispatched from Python."""
+    for _ in range(20):
+        x = x * 0.5 + jnp.roll(x, 1) * 0.5
+    return x
+
+
+def _memoised(fn):
+    """A hostile answer: eager code that remembers each result, keyed by the input's bytes and
+    by the input object itself (twice as likely to hit when a test repeats its arguments)."""
+    import numpy as np
+
+    cache: dict = {}
+
+    def remembered(x):
+        key = (id(x), np.asarray(x).tobytes())
+        if key not in cache:
+            cache[key] = fn(x)
+        return cache[key]
+
+    return remembered
+
+
+def test_a_memoising_answer_gains_nothing_while_its_jitted_twin_passes() -> None:
+    """Does an eager answer that remembers results fail the timing test (fresh inputs every
+    call), while the honest jitted twin passes and the memoiser would pass with repeated
+    inputs?"""
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    repeated = timing.speedup(_memoised(_eager_smooth), _eager_smooth, x, rounds=5,
+                              clock=timing.CPU)
+    assert repeated.ratio > 10  # the attack, when every call repeats the first
+    with pytest.raises(AssertionError, match="only .*x as fast"):
+        timing.check_speedup(_memoised(_eager_smooth), _eager_smooth, x, required=1.5,
+                             clock=timing.CPU)
+    honest = timing.check_speedup(jax.jit(_eager_smooth), _eager_smooth, x, required=1.5,
+                                  clock=timing.CPU)
+    assert honest.ratio > 1.5
+
+
+def test_a_submission_that_stalls_preparation_is_invalid_and_the_batch_goes_on(
+        tmp_path: Path, monkeypatch) -> None:
+    """When rebuilding one notebook takes longer than the limit (a notebook crafted to stall
+    the grader's own steps), is that submission invalid with a message, and is the next one
+    (its honest twin) still graded in full?"""
+    import time
+
+    from autograder import grading, rebuild
+    from autograder.tests.conftest import FIXTURES
+
+    real = rebuild.rebuild
+
+    def slow_for_mallory(released, nb):
+        if any("STALL-THE-GRADER" in "".join(c.get("source", "")) for c in nb.cells):
+            time.sleep(120)
+        return real(released, nb)
+
+    monkeypatch.setattr(rebuild, "rebuild", slow_for_mallory)
+    monkeypatch.setattr(grading, "PREPARE_TIMEOUT", 10)  # first imports take seconds
+    correct = nbformat.read(FIXTURES / "submissions" / "correct.ipynb", as_version=4)
+    for student in ("ann", "mallory"):
+        (tmp_path / "subs" / student).mkdir(parents=True)
+        nb = correct.copy()
+        if student == "mallory":
+            nb.cells = [*nb.cells, nbformat.v4.new_markdown_cell("STALL-THE-GRADER")]
+        nbformat.write(nb, tmp_path / "subs" / student / "00_tiny.ipynb")
+    started = time.monotonic()
+    assert main(["grade", str(tmp_path / "subs"), "--source", str(FIXTURES / "course"),
+                 "--out", str(tmp_path / "out")]) == 0
+    assert time.monotonic() - started < 110  # mallory did not sleep her 120 s
+    mallory = json.loads((tmp_path / "out/mallory/00_tiny/result.json").read_text())
+    ann = json.loads((tmp_path / "out/ann/00_tiny/result.json").read_text())
+    assert mallory["status"] == "invalid" and "took longer than 10 s" in mallory["message"]
+    assert (ann["status"], ann["score"]) == ("graded", 5), ann["message"]
