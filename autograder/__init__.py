@@ -10,6 +10,10 @@ a student's submission -> grading -> result and feedback. Modules, one concern e
 - :mod:`autograder.compare`: array and pytree comparisons with messages a learner can act on.
 - :mod:`autograder.jax_checks`: is it jitted, does it retrace, is it pure, is a key reused...
 - :mod:`autograder.hints`: turns JAX's typical errors into hints; the ``feedback`` wrapper.
+- Deciding checks outside the student's kernel: :mod:`autograder.evidence` (what a check saw,
+  as data), :mod:`autograder.judge` (the kernel's side: publish, or compare with released
+  values), :mod:`autograder.verdict` (the comparator) and :mod:`autograder.reference_run`
+  (the trusted run of the reference answers that records what each check expects).
 - :mod:`autograder.colab`: the set-up cell every notebook starts with.
 - :mod:`autograder.release`: generates ``exercises/`` from ``solutions/``.
 - Grading, one module a step: :mod:`autograder.submissions` (who submitted what, from folders),

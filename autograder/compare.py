@@ -14,6 +14,32 @@ from typing import Any
 
 import numpy as np
 
+# The default ``expected``: what the course's reference answer returned for the same check.
+# The check is then decided from data (:mod:`autograder.judge`), never by code in the cell.
+REFERENCE: Any = type("Reference", (), {"__repr__": lambda self: "REFERENCE"})()
+
+
+def _mistakes_data(mistakes: Mapping[str, Any] | None, tree: bool = False) -> list[list[Any]]:
+    from autograder.evidence import encode, encode_tree
+
+    return [[str(advice), encode_tree(value) if tree else encode(value)]
+            for advice, value in (mistakes or {}).items()]
+
+
+def _differential(check: str, actual: Any, name: str, options: dict[str, Any],
+                  mistakes: Mapping[str, Any] | None) -> None:
+    """Hand a check without an expected value to the judge."""
+    from autograder.evidence import Entry, encode, encode_tree
+    from autograder.judge import submit
+
+    tree = check == "tree"
+    try:
+        got = encode_tree(actual) if tree else encode(actual)
+    except Exception as exc:  # noqa: BLE001 - a pytree JAX cannot flatten
+        got = {"treedef": f"<{type(exc).__name__}>", "leaves": []} if tree else {
+            "not_array": type(actual).__name__}
+    submit(Entry(check, name, got, options, _mistakes_data(mistakes, tree)))
+
 
 def _kind(dtype: np.dtype) -> str:
     """``"bool"``, ``"integer"``, ``"float"``, ``"complex"`` or ``"other"``."""
@@ -87,7 +113,7 @@ def _with_mistakes(check: Any, actual: Any, mistakes: Mapping[str, Any] | None,
 
 def check_array(
     actual: Any,
-    expected: Any,
+    expected: Any = REFERENCE,
     *,
     name: str = "result",
     rtol: float = 1e-5,
@@ -99,7 +125,8 @@ def check_array(
 
     Args:
         actual: what the learner's code returned (a ``jax.Array``, NumPy array or scalar).
-        expected: the reference value.
+        expected: the reference value; by default what the course's reference answer
+            returned for this check (decided from data, see :mod:`autograder.judge`).
         name: how to call ``actual`` in the message, e.g. ``"normalize(x)"``.
         rtol: relative tolerance, as in ``numpy.allclose``.
         atol: absolute tolerance, as in ``numpy.allclose``.
@@ -113,6 +140,10 @@ def check_array(
             where it is (NaN where a number was expected, or a uniform factor, named as
             such), and the dtypes when they matter (see the module docstring).
     """
+    if expected is REFERENCE:
+        _differential("array", actual, name, {"rtol": rtol, "atol": atol,
+                                              "check_dtype": check_dtype}, mistakes)
+        return
     arrays = {advice: np.asarray(value) for advice, value in (mistakes or {}).items()}
     _with_mistakes(lambda: _check_array(actual, expected, name, rtol, atol, check_dtype),
                    actual, arrays, rtol, atol)
@@ -175,7 +206,7 @@ def _check_array(actual: Any, expected: Any, name: str, rtol: float, atol: float
     )
 
 
-def check_tree(actual: Any, expected: Any, *, name: str = "result",
+def check_tree(actual: Any, expected: Any = REFERENCE, *, name: str = "result",
                mistakes: Mapping[str, Any] | None = None, **tolerances: Any) -> None:
     """Assert that two pytrees have the same structure and matching leaves.
 
@@ -184,7 +215,8 @@ def check_tree(actual: Any, expected: Any, *, name: str = "result",
 
     Args:
         actual: what the learner's code returned.
-        expected: the reference pytree.
+        expected: the reference pytree (by default the reference answer's, as in
+            :func:`check_array`).
         name: how to call ``actual`` in the message.
         mistakes: known wrong answers (whole pytrees), as in :func:`check_array`.
         **tolerances: ``rtol``, ``atol`` and ``check_dtype``, passed to :func:`check_array`.
@@ -192,6 +224,9 @@ def check_tree(actual: Any, expected: Any, *, name: str = "result",
     Raises:
         AssertionError: naming the first differing leaf, or the two structures.
     """
+    if expected is REFERENCE:
+        _differential("tree", actual, name, tolerances, mistakes)
+        return
     _with_mistakes(lambda: _check_tree(actual, expected, name, tolerances), actual, mistakes,
                    tolerances.get("rtol", 1e-5), tolerances.get("atol", 1e-6))
 
@@ -209,13 +244,15 @@ def _check_tree(actual: Any, expected: Any, name: str, tolerances: dict) -> None
         check_array(got, want, name=f"{name}{jax.tree_util.keystr(path)}", **tolerances)
 
 
-def check_scalar(actual: Any, expected: float, *, name: str = "result", rtol: float = 1e-5,
+def check_scalar(actual: Any, expected: Any = REFERENCE, *, name: str = "result",
+                 rtol: float = 1e-5,
                  atol: float = 1e-6, mistakes: Mapping[str, Any] | None = None) -> None:
     """Assert that ``actual`` is a single number close to ``expected``.
 
     Args:
         actual: what the learner's code returned.
-        expected: the reference number.
+        expected: the reference number (by default the reference answer's, as in
+            :func:`check_array`).
         name: how to call ``actual`` in the message.
         rtol: relative tolerance, as in ``numpy.allclose``.
         atol: absolute tolerance, as in ``numpy.allclose``.
@@ -224,7 +261,32 @@ def check_scalar(actual: Any, expected: float, *, name: str = "result", rtol: fl
     Raises:
         AssertionError: when ``actual`` is not of shape ``()`` or not close to ``expected``.
     """
+    if expected is REFERENCE:
+        _differential("scalar", actual, name, {"rtol": rtol, "atol": atol}, mistakes)
+        return
     shape = np.shape(actual)
     if shape != ():
         raise AssertionError(f"{name} should be a scalar (shape ()), got shape {shape}.")
     check_array(actual, expected, name=name, rtol=rtol, atol=atol, mistakes=mistakes)
+
+
+def check_value(actual: Any, expected: Any = REFERENCE, *, name: str,
+                message: str = "{name}: expected {expected}, got {got}.") -> None:
+    """Assert that a small Python value (a dtype name, a count, an exception's name) is right.
+
+    Args:
+        actual: a bool, number or string (or a tuple of them), e.g. ``str(out.dtype)``.
+        expected: the right value; by default the reference answer's (see :func:`check_array`).
+        name: how to call ``actual`` in the message.
+        message: the message on failure, with ``{name}``, ``{expected}`` and ``{got}``.
+
+    Raises:
+        AssertionError: with ``message`` when the values differ.
+    """
+    from autograder.evidence import Entry, encode_plain
+    from autograder.judge import submit
+
+    entry = Entry("value", name, encode_plain(actual), {"message": message})
+    alone = None if expected is REFERENCE else Entry("value", name, encode_plain(expected),
+                                                     {"message": message})
+    submit(entry, alone)

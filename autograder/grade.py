@@ -35,6 +35,7 @@ from autograder.course import (
     worker,
 )
 from autograder.grading import Result, environment, grade_one
+from autograder.reference_run import trusted_records
 from autograder.release import SOLUTIONS
 from autograder.reports import EXPORTS, write_reports
 from autograder.submissions import Submission, assignments, discover
@@ -100,7 +101,14 @@ def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits)
-    return grade_one(sub, course, gradebook_url(course), out, source, limits)
+    return grade_one(sub, course, gradebook_url(course), out, source, limits,
+                     scratch / "records")
+
+
+def _record(source: Path, cache: Path) -> str:
+    """Run the reference answers of ``source`` once (the trusted run); return its name."""
+    trusted_records(source, cache)
+    return source.stem
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,12 +166,19 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     results: list[Result] = []
     if not todo:
         return results
+    sources = [args.source / f"{name}.ipynb" for name in names]
+    print(f"running the reference answers of {len(names)} assignment(s) (the trusted run)",
+          file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp:
         course_root = args.course or Path(tmp) / "course"
+        records = Path(tmp) / "records"
         if args.jobs == 1:
+            for path in sources:
+                _record(path, records)
             db = make_course(course_root, names, limits=limits, source=args.source)
             for sub in todo:
-                results.append(grade_one(sub, course_root, db, args.out, args.source, limits))
+                results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
+                                         records))
                 progress.advance()
             return results
         template = Path(tmp) / "template"
@@ -171,8 +186,10 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
         # nbgrader while the template course is generated here.
         with concurrent.futures.ProcessPoolExecutor(
                 args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
-            pool.submit(os.getpid)  # starts every job process now
+            recorded = [pool.submit(_record, path, records) for path in sources]
             make_course(template, names, limits=limits, source=args.source)
+            for fut in recorded:
+                fut.result()  # a reference that fails its own tests stops the run here
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
                                    args.source, limits) for sub in todo]

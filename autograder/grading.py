@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import shutil
 import signal
 import threading
@@ -21,15 +20,17 @@ from typing import Any
 import nbformat
 
 from autograder.course import COURSE_ID, Limits, nbgrader, restore_test_sources, set_test_sources
+from autograder.evidence import MIME as EVIDENCE
+from autograder.evidence import Entry
 from autograder.notebook import is_answer, is_test, nbgrader_meta, questions
 from autograder.proof import add_proofs, proved
 from autograder.release import SOLUTIONS, student_version
 from autograder.submissions import InvalidSubmission, Submission, read_submission
+from autograder.verdict import judge_cell, timings
 
 MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
 FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
 PREPARE_TIMEOUT = 60  # seconds to read, rebuild and screen one submission (normally < 1 s)
-_TIMING_RE = re.compile(r"Timing: .* ran ([0-9.]+)x faster.*required at least ([0-9.]+)x")
 
 
 @dataclass
@@ -103,11 +104,6 @@ def _error_of(cell: Any) -> tuple[str, str]:
     return "", ""
 
 
-def _printed(cell: Any) -> str:
-    return "".join(o.get("text", "") for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream")
-
-
 @contextlib.contextmanager
 def time_limit(seconds: float, what: str) -> Iterator[None]:
     """Raise :class:`InvalidSubmission` when the block runs longer than ``seconds``.
@@ -135,16 +131,47 @@ def time_limit(seconds: float, what: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def evidence_in(cell: Any) -> list[Entry]:
+    """The check results a test cell published (malformed ones are left out)."""
+    found = []
+    for out in cell.get("outputs", []):
+        data = out.get("data", {}) if isinstance(out.get("data"), dict) else {}
+        if out.get("output_type") in ("display_data", "execute_result") and EVIDENCE in data:
+            try:
+                found.append(Entry.from_json(data[EVIDENCE]))
+            except ValueError:
+                continue
+    return found
+
+
+def _verdict_output(status: str, score: float, points: float, message: str) -> dict:
+    """The grader's line under a test cell in the feedback page."""
+    text = f"Grader: {status} ({score:g} of {points:g} points)."
+    if message and status != "passed":
+        text += f" {message}"
+    return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
+
+
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
-              source_dir: Path = SOLUTIONS, limits: Limits | None = None) -> Result:
-    """Grade one submission in an existing course directory; write its result files."""
+              source_dir: Path = SOLUTIONS, limits: Limits | None = None,
+              records_cache: Path | None = None) -> Result:
+    """Grade one submission in an existing course directory; write its result files.
+
+    Each check is decided here, from the student's evidence and the trusted records of the
+    reference answers (:func:`~autograder.reference_run.trusted_records`, cached in
+    ``records_cache``, by default the course's ``records/``).
+    """
     from nbgrader.api import Gradebook
+
+    from autograder.reference_run import trusted_records
 
     result = Result(sub.student, sub.assignment, str(sub.path))
     dest = out / sub.student / sub.assignment
     dest.mkdir(parents=True, exist_ok=True)
     try:
         source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
+        records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
+                                  records_cache or course / "records")
         qs = questions(source)
         result.max_score = sum(q.points for q in qs)
         from autograder.rebuild import rebuild
@@ -171,17 +198,20 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             restore_test_sources(db_url, sub.assignment, originals)
         if proc.returncode != 0:
             raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-2000:]}")
-        graded = nbformat.read(
-            course / "autograded" / sub.student / sub.assignment / f"{sub.assignment}.ipynb",
-            as_version=4)
+        graded_path = (course / "autograded" / sub.student / sub.assignment
+                       / f"{sub.assignment}.ipynb")
+        graded = nbformat.read(graded_path, as_version=4)
         cells = {nbgrader_meta(c)["grade_id"]: c for c in graded.cells if is_test(c)}
         with Gradebook(db_url, COURSE_ID) as gb:
             for q in qs:
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
                 cell = cells.get(q.tests_id, {})
-                ok = proved(cell, q.tests_id, tokens[q.tests_id])
-                # The proof is the verdict: the test cell ran to its end with no error. (nbgrader
-                # also zeroes a cell that wrote to stderr, so a JAX warning failed honest work.)
+                evidence = evidence_in(cell)
+                verdict = judge_cell(records.get(q.tests_id, []), evidence)
+                # The test cell ran to its end with no error (its proof), and every check it
+                # made passed, decided here from its evidence. (nbgrader also zeroes a cell that
+                # wrote to stderr, so a JAX warning failed honest work: it is not consulted.)
+                ok = proved(cell, q.tests_id, tokens[q.tests_id]) and verdict.passed
                 score = q.points if ok else 0.0
                 grade.auto_score, grade.manual_score = score, None
                 ename, evalue = _error_of(cell)
@@ -191,6 +221,8 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                     status, msg = "passed", ""
                 elif q.answer_id in screened:
                     status, msg = "failed", screened[q.answer_id]
+                elif not verdict.passed and not verdict.missing:  # a check decided against
+                    status, msg = "failed", verdict.message
                 elif "Timeout" in ename or "timed out" in evalue.lower():
                     status, msg = "timeout", "the tests ran out of time"
                 elif ename == "NotImplementedError":
@@ -203,12 +235,15 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                     status, msg = "error", ("the tests did not report that they ran to the "
                                             "end (output or the kernel was tampered with?)")
                 result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
-                                                       msg[:500]))
-                timing = _TIMING_RE.search(_printed(cells.get(q.tests_id, {})))
-                if timing:
-                    result.timings[q.answer_id] = {"speedup": float(timing.group(1)),
-                                                   "required": float(timing.group(2))}
+                                                       msg[:1000]))
+                measured = timings(records.get(q.tests_id, []), evidence)
+                if measured:
+                    result.timings[q.answer_id] = measured
+                if cell:
+                    cell.setdefault("outputs", []).append(
+                        _verdict_output(status, score, q.points, msg[:1000]))
             gb.db.commit()
+        nbformat.write(graded, graded_path)  # the feedback page shows the grader's verdicts
         result.score = sum(q.score for q in result.questions)
         # Screened cells whose question passed anyway (a student's own cell) are noted here.
         notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions

@@ -537,4 +537,7 @@ def feedback(question: str) -> Iterator[None]:
             exc.add_note(line)
         raise
     else:
-        print(f"{question}: passed.")
+        from autograder.judge import publishing
+
+        if not publishing():  # when grading, the verdict is the grader's, not the kernel's
+            print(f"{question}: passed.")

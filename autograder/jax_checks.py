@@ -23,11 +23,11 @@ def check_jitted(fn: Any, name: str = "the function") -> None:
     Raises:
         AssertionError: when ``fn`` is a plain Python function or some other callable.
     """
-    if not is_jitted(fn):
-        raise AssertionError(
-            f"{name} is a plain {type(fn).__name__}, not a jitted function. Wrap it: "
-            "`f = jax.jit(f)` or decorate the def with `@jax.jit`."
-        )
+    from autograder.judge import observe
+
+    observe(f"{name} is jitted", None if is_jitted(fn) else (
+        f"{name} is a plain {type(fn).__name__}, not a jitted function. Wrap it: "
+        "`f = jax.jit(f)` or decorate the def with `@jax.jit`."))
 
 
 def cache_size(fn: Any) -> int | None:
@@ -44,6 +44,7 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
             (typically a ``jax.jit`` created inside the function, or a static argument
             that changes on every call).
     """
+    from autograder.judge import observe
     from autograder.timing import block
 
     check_jitted(fn, name)
@@ -51,12 +52,11 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
     before = cache_size(fn)
     block(fn(*args, **kwargs))
     after = cache_size(fn)
-    if before is not None and after is not None and after > before:
-        raise AssertionError(
-            f"{name} was compiled again on a second call with the same shapes "
-            f"({before} -> {after} cached versions). Are static arguments changing, or is "
-            "`jax.jit` applied afresh on each call?"
-        )
+    again = before is not None and after is not None and after > before
+    observe(f"{name} compiles once", (
+        f"{name} was compiled again on a second call with the same shapes "
+        f"({before} -> {after} cached versions). Are static arguments changing, or is "
+        "`jax.jit` applied afresh on each call?") if again else None)
 
 
 def _code_objects(code: CodeType) -> list[CodeType]:
@@ -77,15 +77,31 @@ def _captured(fn: Callable, *args: Any, **kwargs: Any) -> tuple[Any, str]:
 
 
 def check_pure(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any) -> None:
-    """Assert that ``fn`` behaves as a pure function on these arguments.
-
-    Checks that it assigns no global variables, has no Python ``print`` (which under jit runs
-    only while tracing; ``jax.debug.print`` is fine), leaves NumPy inputs unchanged, returns
-    the same value twice, and returns the same value under ``jax.jit`` as when called eagerly.
+    """Assert that ``fn`` behaves as a pure function on these arguments (see :func:`impurity`).
 
     Raises:
         AssertionError: naming the first impurity found.
     """
+    from autograder.judge import observe
+
+    observe(f"{name} is pure", impurity(fn, *args, name=name, **kwargs))
+
+
+def impurity(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any) -> str | None:
+    """The first impurity of ``fn`` on these arguments (a message), or None.
+
+    Checks that it assigns no global variables, has no Python ``print`` (which under jit runs
+    only while tracing; ``jax.debug.print`` is fine), leaves NumPy inputs unchanged, returns
+    the same value twice, and returns the same value under ``jax.jit`` as when called eagerly.
+    """
+    try:
+        _check_pure(fn, *args, name=name, **kwargs)
+    except AssertionError as exc:
+        return str(exc)
+    return None
+
+
+def _check_pure(fn: Callable, *args: Any, name: str, **kwargs: Any) -> None:
     import jax
 
     from autograder.compare import check_tree
@@ -162,14 +178,14 @@ def check_vectorised(
     Raises:
         AssertionError: when the jaxpr for 16 examples is larger than for 2.
     """
+    from autograder.judge import observe
+
     small = jaxpr_size(fn, *make_args(2))
     large = jaxpr_size(fn, *make_args(16))
-    if large > small:
-        raise AssertionError(
-            f"{name} traces to more operations for 16 examples than for 2: it loops over the "
-            "batch in Python. Use `jax.vmap` so the program stays the same size whatever the "
-            "batch."
-        )
+    observe(f"{name} is vectorised", (
+        f"{name} traces to more operations for 16 examples than for 2: it loops over the "
+        "batch in Python. Use `jax.vmap` so the program stays the same size whatever the "
+        "batch.") if large > small else None)
 
 
 # JAX settings an answer may change that would change what the checks measure: a test runs with

@@ -17,6 +17,8 @@ from autograder.notebook import is_test, nbgrader_meta
 
 MIME = "application/x-learn-jax-proof"
 _LINE_RE = re.compile(r"^# learn-jax proof\n.*\Z", re.S | re.M)
+# First line of every test cell graded: its checks publish what they saw (autograder.judge).
+JUDGE_LINE = "__import__('autograder.judge').judge.start_test_cell()  # learn-jax judge\n"
 _LINE = ("\n# learn-jax proof\n__import__('IPython.display').display.display("
          "{{{mime!r}: {payload!r}}}, raw=True)\n")
 
@@ -34,7 +36,8 @@ def add_proofs(nb: Any) -> dict[str, str]:
 
 def with_proof(source: str, test_id: str, token: str) -> str:
     """``source`` followed by the line that publishes ``test_id``'s ``token``."""
-    return source.rstrip("\n") + _LINE.format(mime=MIME, payload=f"{test_id} {token}")
+    return JUDGE_LINE + source.rstrip("\n") + _LINE.format(mime=MIME,
+                                                          payload=f"{test_id} {token}")
 
 
 def proofs_in(cell: Any) -> list[str]:
@@ -51,8 +54,14 @@ def proved(cell: Any, test_id: str, token: str) -> bool:
 
 
 def strip_proofs(cell: Any) -> None:
-    """Remove the proof line and proof outputs from a cell (for feedback)."""
+    """Remove the judge and proof lines, proof and evidence outputs from a cell (for
+    feedback)."""
+    from autograder.evidence import MIME as EVIDENCE
+
     if isinstance(cell.get("source"), str):
-        cell["source"] = _LINE_RE.sub("", cell["source"]).rstrip("\n")
+        source = cell["source"]
+        source = source[len(JUDGE_LINE):] if source.startswith(JUDGE_LINE) else source
+        cell["source"] = _LINE_RE.sub("", source).rstrip("\n")
     if "outputs" in cell:
-        cell["outputs"] = [o for o in cell["outputs"] if MIME not in o.get("data", {})]
+        cell["outputs"] = [o for o in cell["outputs"]
+                           if MIME not in o.get("data", {}) and EVIDENCE not in o.get("data", {})]

@@ -16,13 +16,15 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from autograder.evidence import Entry
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 NOTEBOOKS = ROOT / "notebooks"
 
 
-def _pipeline() -> list:
+def _pipeline(records: dict[str, list[Entry]] | None = None) -> list:
     from nbgrader.preprocessors import (
         CheckCellMetadata,
         ClearHiddenTests,
@@ -33,7 +35,7 @@ def _pipeline() -> list:
         LockCells,
     )
 
-    from autograder.preprocessors import MarkAnswerCells
+    from autograder.preprocessors import MarkAnswerCells, WriteExpectedValues
 
     return [
         CheckCellMetadata(),  # refuse malformed nbgrader metadata before anything else
@@ -43,15 +45,26 @@ def _pipeline() -> list:
         ClearHiddenTests(),  # after the solutions are gone; hidden tests only run at grading
         ClearMarkScheme(),
         MarkAnswerCells(),  # after ClearSolutions, so the marker sits above the stub
+        WriteExpectedValues(records=records or {}),  # the visible checks' values, as data
         ComputeChecksums(),  # last: checksums must describe the cells as released
     ]
 
 
-def student_version(source: NotebookNode) -> NotebookNode:
-    """The released (student) notebook for an nbgrader source notebook."""
+def student_version(source: NotebookNode,
+                    records: dict[str, list[Entry]] | None = None) -> NotebookNode:
+    """The released (student) notebook for an nbgrader source notebook.
+
+    Args:
+        source: the nbgrader source notebook.
+        records: test cell id -> the trusted records of its checks; the visible ones are
+            written into the released test cell (:class:`WriteExpectedValues`). Without
+            them (the grader's use) the notebook's structure is the same, its test cells bare.
+    """
+    visible = {gid: [e for e in entries if not e.hidden]
+               for gid, entries in (records or {}).items()}
     nb = nbformat.from_dict(source)
     resources: dict = {}
-    for step in _pipeline():
+    for step in _pipeline(visible):
         nb, resources = step.preprocess(nb, resources)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -109,6 +122,28 @@ def stamp_notebooks(folders: list[Path], check: bool = False) -> list[str]:
     return report
 
 
+def written_records(text: str) -> dict[str, list[Entry]]:
+    """Test cell id -> the expected values a released notebook's test cells load."""
+    from autograder.evidence import written_values
+    from autograder.notebook import is_test, nbgrader_meta
+
+    if not text:
+        return {}
+    found: dict[str, list[Entry]] = {}
+    for cell in nbformat.reads(text, as_version=4).cells:
+        entries = written_values(cell.source) if is_test(cell) else None
+        if entries:
+            found[nbgrader_meta(cell)["grade_id"]] = entries
+    return found
+
+
+def trusted_records(source: Path) -> dict[str, list[Entry]]:
+    """The trusted records of ``source``'s checks (a fresh process runs its answers)."""
+    from autograder.reference_run import trusted_records as run
+
+    return run(source)
+
+
 # The folders whose set-up cells ``python -m autograder release`` writes.
 COURSE_FOLDERS = (NOTEBOOKS, SOLUTIONS)
 
@@ -134,9 +169,13 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
         raise FileNotFoundError(f"no source notebooks in {solutions}")
     exercises.mkdir(exist_ok=True)
     for src in sources:
-        text = render(student_version(nbformat.read(src, as_version=4)))
         target = exercises / src.name
         current = target.read_text() if target.exists() else ""
+        # Writing runs the reference answers (the trusted run) for the visible checks' values;
+        # checking compares everything but those values, which make test checks against a
+        # fresh run (test_exercises.py), within each check's tolerance.
+        records = written_records(current) if check else trusted_records(src)
+        text = render(student_version(nbformat.read(src, as_version=4), records))
         if check:
             if current != text:
                 diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(),

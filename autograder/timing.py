@@ -290,7 +290,14 @@ def check_speedup(
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``.
     """
+    from autograder.evidence import Entry
+    from autograder.judge import recording, submit
+
     bar = required_speedup() if required is None else required
+    options = {"required": bar, "reference": reference}
+    if recording():  # the grader's trusted run: the rule is recorded, nothing is timed
+        submit(Entry("speedup", what, {}, options))
+        return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
     result = None
     for _ in range(max(1, attempts)):
@@ -300,12 +307,8 @@ def check_speedup(
             break
     assert result is not None
     print(f"Timing: {what} ran {result} ; required at least {bar:.1f}x.")
-    if result.ratio < bar:
-        raise AssertionError(
-            f"{what} is only {result.ratio:.2f}x as fast as {reference}; at least {bar:.1f}x "
-            "is expected. The work should run as one compiled call (jax.jit; with vmap inside "
-            "it where a batch is asked for), not op by op or example by example from Python."
-        )
+    submit(Entry("speedup", what, {"ratio": result.ratio}, options),
+           Entry("speedup", what, {}, options))
     return result
 
 

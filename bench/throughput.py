@@ -89,8 +89,25 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PATH=path, XLA_PYTHON_CLIENT_PREALLOCATE="false")
 
 
-def plain_nbgrader(batch: list[tuple], folder: Path, course: Path) -> dict[str, float]:
-    """(a): nbgrader's documented commands; returns ``student/chapter`` -> score."""
+def source_deciding_alone(chapter: str, records: dict) -> nbformat.NotebookNode:
+    """The nbgrader source of ``chapter`` with every check's expected value written into its
+    test cell (hidden ones too), so that plain nbgrader's kernel can decide the checks by
+    itself, as the course's grader decides them outside the kernel: same checks, same scores.
+    """
+    from autograder.preprocessors import WriteExpectedValues
+
+    nb = nbformat.read(ROOT / "solutions" / f"{chapter}.ipynb", as_version=4)
+    nb, _ = WriteExpectedValues(records=records).preprocess(nb, {})
+    return nb
+
+
+def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
+                   records: dict[str, dict]) -> dict[str, float]:
+    """(a): nbgrader's documented commands; returns ``student/chapter`` -> score.
+
+    ``records`` (chapter -> test cell id -> trusted records) give each source its expected
+    values (:func:`source_deciding_alone`); they are recorded before the timing starts.
+    """
     from nbgrader.api import Gradebook
 
     from autograder.progress import Progress
@@ -114,7 +131,8 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path) -> dict[str, 
     bar = Progress(2 * len(chapters), "plain nbgrader (generate, then autograde, per assignment)")
     for chapter in chapters:
         (course / "source" / chapter).mkdir(parents=True)
-        shutil.copy(ROOT / "solutions" / f"{chapter}.ipynb", course / "source" / chapter)
+        nbformat.write(source_deciding_alone(chapter, records[chapter]),
+                       course / "source" / chapter / f"{chapter}.ipynb")
         nbgrader("generate_assignment", chapter, "--force")
         bar.advance()
     for chapter in chapters:  # one command grades every submission of the assignment in turn
@@ -162,11 +180,15 @@ def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = No
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         tmp_path = Path(tmp)
         batch = make_batch(tmp_path / "batch", size, chapters)
+        from autograder.reference_run import trusted_records
+
+        records = {c: trusted_records(ROOT / "solutions" / f"{c}.ipynb")
+                   for c in sorted({chapter for _, chapter, _ in batch})}
         ways: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for key, label, fn, args in (
                 ("a_plain_nbgrader", "nbgrader generate_assignment, then autograde, per assignment",
-                 plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain")),
+                 plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain", records)),
                 ("b_grade_jobs_1", "python -m autograder grade --jobs 1",
                  course_grader, (tmp_path / "batch", tmp_path / "out1", 1)),
                 ("c_grade_jobs_n", f"python -m autograder grade --jobs {jobs}",

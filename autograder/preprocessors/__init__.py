@@ -2,5 +2,7 @@
 
 from autograder.preprocessors.hide_test_source import HideTestSource
 from autograder.preprocessors.mark_answer_cells import MarkAnswerCells, answer_marker, read_marker
+from autograder.preprocessors.write_expected_values import WriteExpectedValues
 
-__all__ = ["HideTestSource", "MarkAnswerCells", "answer_marker", "read_marker"]
+__all__ = ["HideTestSource", "MarkAnswerCells", "WriteExpectedValues", "answer_marker",
+           "read_marker"]

@@ -23,6 +23,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from autograder.evidence import MIME as EVIDENCE
 from autograder.proof import MIME
 
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
@@ -43,6 +44,9 @@ class ExecuteWithLimits(Execute):
         600, help="seconds the whole notebook may run; later cells are not run").tag(config=True)
     max_output_bytes = Integer(
         100_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
+    max_evidence_bytes = Integer(
+        4_000_000, help="bytes of check results (evidence) kept per cell, apart from other "
+        "output: a chatty answer cannot push its test cell's results out").tag(config=True)
 
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
 
@@ -72,6 +76,7 @@ class ExecuteWithLimits(Execute):
         self._check_assign_resources(resources)
         self._output_bytes: dict[int, int] = {}
         self._proofs_kept: dict[int, int] = {}
+        self._evidence_bytes: dict[int, int] = {}
         deadline = monotonic() + self.notebook_timeout
         self._runtime_home = None
         try:
@@ -119,11 +124,25 @@ class ExecuteWithLimits(Execute):
                 except CellTimeoutError as exc:
                     cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
 
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int
+                        ) -> tuple[NotebookNode, dict]:
+        """Execute one cell; a test cell without entering IPython's history.
+
+        ``In``, ``_ih``, ``_i`` and ``Out`` then never hold a test cell's source (its hidden
+        tests) or value, so an answer that prints them shows nothing of the tests.
+        """
+        from autograder.notebook import is_test
+
+        self._check_assign_resources(resources)
+        cell = self.execute_cell(cell, index, store_history=not is_test(cell))
+        return cell, self.resources
+
     def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int
                ) -> NotebookNode | None:
         """Keep an output only while the cell's output budget lasts.
 
-        Every output counts against the budget. The first two short outputs of the proof's
+        Every output counts against the budget, except check results (evidence), which have
+        their own. The first two short outputs of the proof's
         type in a cell are kept even past it (a chatty but honest answer must not lose the
         test cell's proof); any more are budgeted like the rest.
         """
@@ -131,6 +150,12 @@ class ExecuteWithLimits(Execute):
         data = content.get("data", {}) if isinstance(content.get("data"), dict) else {}
         size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
         size += sum(len(str(t)) for t in content.get("traceback", []) or [])
+        if EVIDENCE in data:  # budgeted apart; what does not fit is lost (the check fails)
+            spent = self._evidence_bytes.get(cell_index, 0) + size
+            self._evidence_bytes[cell_index] = spent
+            if len(data) == 1 and spent <= self.max_evidence_bytes:
+                return super().output(outs, msg, display_id, cell_index)
+            return None
         used = self._output_bytes.get(cell_index, 0)
         self._output_bytes[cell_index] = used + size
         if MIME in data and size < 1_000:

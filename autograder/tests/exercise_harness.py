@@ -34,11 +34,7 @@ can see the learner's lines.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import linecache
-import random
 import sys
 import time
 import traceback
@@ -50,10 +46,14 @@ import matplotlib
 matplotlib.use("Agg")
 
 import nbformat  # noqa: E402
-import numpy as np  # noqa: E402
 
+from autograder.evidence import Entry  # noqa: E402
 from autograder.hints import explain, first_line  # noqa: E402
+from autograder.judge import collecting, expecting  # noqa: E402
 from autograder.notebook import code_of, is_answer, nbgrader_meta, questions  # noqa: E402
+from autograder.reference_run import run_code, split_hidden  # noqa: E402
+from autograder.release import written_records  # noqa: E402
+from autograder.verdict import decide, record_of, reference_failure  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "wrong_answers"
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -83,17 +83,36 @@ class Outcome:
 
 def _run(code: str, ns: dict, name: str) -> Outcome:
     """Execute ``code`` in ``ns`` from a seeded state; return how it ended."""
-    if name not in linecache.cache or linecache.cache[name][2] != code.splitlines(True):
-        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    np.random.seed(0)
-    random.seed(0)
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, name, "exec"), ns)
-    except BaseException as exc:  # noqa: BLE001 - SystemExit from a bad answer counts too
-        return Outcome(exc, out.getvalue())
-    return Outcome(None, out.getvalue())
+    ran = run_code(code, ns, name)
+    return Outcome(ran.exc, ran.printed)
+
+
+def _judged(code: str, ns: dict, name: str, records: list[Entry]) -> Outcome:
+    """Run a test cell deciding its checks against the reference's ``records``, as a
+    released exercise decides its visible checks and the grader all of them."""
+    with expecting(records):
+        return _run(code, ns, name)
+
+
+def _stale_values(notebook: str, test_id: str, seen: list[Entry],
+                  released: list[Entry]) -> list[str]:
+    """Why the expected values released in ``exercises/`` for a test cell no longer match the
+    reference answers' visible checks (empty when they do, within each check's tolerance)."""
+    visible = [e for e in seen if not e.hidden]
+    fix = "run `make release`"
+    if [e.key for e in visible] != [e.key for e in released]:
+        return [f"{notebook} {test_id}: the released checks {[e.name for e in released]} are "
+                f"not the visible checks {[e.name for e in visible]}; {fix}"]
+    problems = []
+    for record, entry in zip(released, visible, strict=True):
+        if record.check == "speedup":
+            continue  # a timing test's record holds its rule only
+        try:
+            decide(record, entry)
+        except (AssertionError, ValueError) as exc:
+            problems.append(f"{notebook} {test_id}: the released value of {record.name} is "
+                            f"stale ({exc}); {fix}")
+    return problems
 
 
 def expectation(fixture: Path) -> str | None:
@@ -116,6 +135,8 @@ def check(path: Path) -> dict:
     ns: dict = {"__name__": "__main__"}
     before_answer: dict[str, dict] = {}
     test_source: dict[str, str] = {}
+    records: dict[str, list[Entry]] = {}
+    released = written_records((EXERCISES / path.name).read_text())
     start = time.perf_counter()
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -125,11 +146,26 @@ def check(path: Path) -> dict:
             before_answer[meta["grade_id"]] = dict(ns)
         if meta.get("grade_id") in tests:
             test_source[meta["grade_id"]] = code_of(cell)
-        result = _run(code_of(cell), ns, f"<{path.stem} cell {i}>")
-        if meta.get("grade_id") in tests:
+            seen: list[Entry] = []
+            for part, hidden in split_hidden(code_of(cell)):
+                before = len(seen)
+                with collecting(seen.append, recording=True):
+                    result = _run(part, ns, f"<{path.stem} tests {meta['grade_id']}>")
+                for entry in seen[before:]:
+                    entry.hidden = hidden
+                if result.exc is not None:
+                    break
+            records[meta["grade_id"]] = [record_of(e) for e in seen]
+            report["errors"] += _stale_values(path.name, meta["grade_id"], seen,
+                                              released.get(meta["grade_id"], []))
+            failures = [f"AssertionError: {why}" for why in map(reference_failure, seen) if why]
             q = tests[meta["grade_id"]]
-            report["questions"].setdefault(q.answer_id, {})["reference"] = result.line or "passed"
-        elif result.exc is not None:
+            report["questions"].setdefault(q.answer_id, {})["reference"] = (
+                result.line or (failures[0] if failures else "passed"))
+            report["questions"][q.answer_id]["checks"] = len(seen)
+            continue
+        result = _run(code_of(cell), ns, f"<{path.stem} cell {i}>")
+        if result.exc is not None:
             report["errors"].append(f"reference cell {i} failed: {result.line}")
     report["reference_seconds"] = round(time.perf_counter() - start, 1)
 
@@ -140,7 +176,7 @@ def check(path: Path) -> dict:
         tests_name = f"<{path.stem} tests {q.tests_id}>"
         ns_q = dict(before_answer[q.answer_id])
         _run(code_of(stub_answers[q.answer_id]), ns_q, f"<{path.stem} stub {q.answer_id}>")
-        result = _run(test_source[q.tests_id], ns_q, tests_name)
+        result = _judged(test_source[q.tests_id], ns_q, tests_name, records[q.tests_id])
         entry["stub"] = result.line or "PASSED (should fail)"
         entry["points"] = q.points
         for field in ("wrong", "error", "seen", "expect"):
@@ -155,7 +191,7 @@ def check(path: Path) -> dict:
                 entry["error"][case] = answer.line
                 entry["seen"][case] = answer.seen
                 continue
-            result = _run(test_source[q.tests_id], ns_w, tests_name)
+            result = _judged(test_source[q.tests_id], ns_w, tests_name, records[q.tests_id])
             if result.exc is None:
                 entry["wrong"][case] = "PASSED (should fail)"
             else:

@@ -3,12 +3,13 @@ nothing, and each wrong-answer fixture fails with the message its `# expect:` li
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.notebook import questions
+from autograder.notebook import code_of, is_test, nbgrader_meta, questions
 from autograder.tests.harness_runs import harness_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +23,37 @@ def report(request: pytest.FixtureRequest) -> dict:
 
 
 def test_reference_runs_cleanly(report: dict) -> None:
-    """Does every non-test cell of the source notebook run without error?"""
+    """Does every non-test cell of the source notebook run without error, and are the expected
+    values released in exercises/ those of the reference answers' visible checks?"""
     assert report["errors"] == []
+
+
+def test_every_check_is_decided_from_the_reference(report: dict) -> None:
+    """Does every question's test cell make checks that the reference's run records (so the
+    grader, not the kernel, decides them)?"""
+    assert {q: e.get("checks") for q, e in report["questions"].items() if not e.get("checks")
+            } == {}
+
+
+_CHECKS = ("check_array", "check_scalar", "check_tree", "check_value")
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_test_cells_hold_no_expected_values_or_verdicts(path: Path) -> None:
+    """Does no test cell pass an expected value to a check, assert, or raise: everything it
+    decides is decided from the reference answers' values, outside the student's kernel?"""
+    found = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if not is_test(cell):
+            continue
+        for node in ast.walk(ast.parse(code_of(cell))):
+            explicit = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        and node.func.id in _CHECKS
+                        and (len(node.args) > 1 or any(k.arg == "expected"
+                                                       for k in node.keywords)))
+            if explicit or isinstance(node, (ast.Assert, ast.Raise)):
+                found.append(f"{nbgrader_meta(cell)['grade_id']} line {node.lineno}")
+    assert found == []
 
 
 def test_reference_answers_pass(report: dict) -> None:

@@ -81,6 +81,10 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     # Honest: a JAX UserWarning on stderr while the tests trace the answer.
     "jax-warning": ("def double(x):\n    return 2 * jnp.asarray(x, dtype=jnp.float64)\n",
                     5, "passed"),
+    # IPython's history, printed while the tests run: test cells never enter it, so the
+    # hidden tests (their marker) reach neither the page nor result.json.
+    "print-history": ("def double(x):\n    print('\\n'.join(In), _ih[-1:], _i, _ii)\n"
+                      "    return 2 * x\n", 5, "passed"),
     # Stored script: the answer is right, the page must not run what it printed.
     "script-in-output": (CORRECT_Q1 + "display({'text/html': '<b>bold</b><script>"
                          "document.title = \"OWNED\"</script><img src=x onerror=alert(1)>'}, "
@@ -244,6 +248,18 @@ def test_feedback_runs_nothing_a_submission_printed(batch: dict) -> None:
     assert "<b>bold</b>" in page
     assert "<script>document.title" not in page
     assert not re.search(r"<img[^>]*onerror", page)
+
+
+@pytest.mark.slow
+def test_history_shows_no_hidden_tests(batch: dict) -> None:
+    """Does an answer that prints IPython's input history (``In``, ``_ih``, ``_i``) while the
+    tests run show none of the hidden tests in feedback.html or result.json, and keep its
+    points?"""
+    folder = batch["out"] / "print-history" / "00_tiny"
+    for name in ("feedback.html", "result.json"):
+        text = (folder / name).read_text()
+        assert "hidden-marker-q1" not in text and "double(ones((2, 2)))" not in text, name
+    assert batch["results"]["print-history"]["score"] == 5
 
 
 @pytest.mark.slow
@@ -422,3 +438,71 @@ def test_a_submission_that_stalls_preparation_is_invalid_and_the_batch_goes_on(
     ann = json.loads((tmp_path / "out/ann/00_tiny/result.json").read_text())
     assert mallory["status"] == "invalid" and "took longer than 10 s" in mallory["message"]
     assert (ann["status"], ann["score"]) == ("graded", 5), ann["message"]
+
+
+# ---------------------------------------------------------------- attacks on the verdict, with
+# the screen switched off: what an answer that got past it could do in the kernel
+
+
+_HOOK = "get_ipython().events.register({event!r}, {fn})\n"
+UNSCREENED: dict[str, tuple[str, str]] = {  # case -> (attack on question 1, its honest twin)
+    # The proof republished after an answer raised: the error stays and no result was made.
+    "republished-proof": (
+        "import re\nfrom IPython.display import display\n"
+        "def double(x):\n    raise ValueError('no')\n"
+        "def _proof(result):\n    found = re.search(r\"'(q1_double_tests [0-9a-f]+)'\", "
+        "result.info.raw_cell)\n    if found:\n        display({'application/x-learn-jax-"
+        "proof': found.group(1)}, raw=True)\n" + _HOOK.format(event="post_run_cell",
+                                                               fn="_proof"),
+        "def double(x):\n    raise ValueError('no')\n"),
+    # Results published before the tests' own, claiming an answer and a huge tolerance.
+    "forged-results": (
+        WRONG_Q1 + "from IPython.display import display\n"
+        "def _forge(info):\n    for name in ('double(arange(3.0))', 'double(ones((2, 2)))'):\n"
+        "        display({'application/vnd.learn-jax.evidence+json': {'check': 'array', "
+        "'name': name, 'got': {'none': True}, 'options': {'rtol': 1e9, 'atol': 1e9}}}, "
+        "raw=True)\n" + _HOOK.format(event="pre_run_cell", fn="_forge"), WRONG_Q1),
+    # The judge's own publishing patched to loosen every tolerance and drop the mistakes.
+    "patched-judge": (
+        WRONG_Q1 + "import dataclasses\nimport autograder.judge as judge\n"
+        "_real = judge._state.sink\njudge._state.sink = lambda e: _real(dataclasses.replace("
+        "e, options={'rtol': 1e9, 'atol': 1e9}, mistakes=[]))\n", WRONG_Q1),
+    # Expected values looked for in the tests' frames: the kernel holds none.
+    "frames-for-expected": (
+        "import sys\ndef double(x):\n    frame = sys._getframe(1)\n    while frame:\n"
+        "        for name in ('expected', 'want', 'reference'):\n"
+        "            if name in frame.f_locals:\n                return frame.f_locals[name]\n"
+        "        frame = frame.f_back\n    return x\n", WRONG_Q1),
+}
+
+
+@pytest.fixture(scope="module")
+def unscreened(tmp_path_factory) -> dict:
+    """Grade the verdict attacks and their twins with the screen off (one job, here)."""
+    from autograder import grading
+
+    root = tmp_path_factory.mktemp("unscreened")
+    for case, (attack, twin) in UNSCREENED.items():
+        _write(root / "subs" / case, _with_q1(attack))
+        _write(root / "subs" / f"twin-{case}", _with_q1(twin))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grading, "screen_answers", lambda nb: {})
+        _grade([root / "subs"], root / "out")
+    return {p.parent.parent.name: json.loads(p.read_text())
+            for p in (root / "out").glob("*/*/result.json")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", UNSCREENED)
+def test_an_answer_past_the_screen_cannot_forge_the_verdict(unscreened: dict, case: str
+                                                           ) -> None:
+    """With no screen at all, does each attack on the verdict (a republished proof, forged or
+    loosened results, expected values looked for in the kernel) score no more than its twin,
+    the same answer without the attack, which must keep its own score (3 of 5: question 1
+    wrong)?"""
+    attack, twin = unscreened[case], unscreened[f"twin-{case}"]
+    assert twin["status"] == "graded" and twin["score"] == 3, twin
+    assert attack["status"] == "graded", attack["message"]
+    assert attack["score"] <= twin["score"], attack["questions"]
+    q1 = next(q for q in attack["questions"] if q["id"] == "q1_double")
+    assert q1["status"] in ("failed", "error") and q1["message"], q1

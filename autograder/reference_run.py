@@ -1,0 +1,186 @@
+"""The trusted run: a course source notebook executed here, its checks recorded.
+
+The grader needs, check by check, what the reference answers return; a released exercise
+needs the same for its visible checks. Both come from running the source notebook (answers
+and tests) as plain Python in a fresh process of the grader's own environment, never in a
+student's kernel, with every check publishing its entry (:func:`autograder.judge.collecting`)
+instead of deciding. Timing tests record their rule and time nothing.
+
+Usage: ``python -m autograder.reference_run solutions/05_jit.ipynb OUT.json`` (a fresh
+process, so a chapter that simulates eight CPU devices sets XLA's flags before JAX starts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import linecache
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.evidence import Entry
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+RUN_TIMEOUT = 900  # seconds for one source notebook (they take 5 to 60 s)
+
+
+@dataclass
+class Outcome:
+    """How running some code ended: the exception (None on success) and what it printed."""
+
+    exc: BaseException | None
+    printed: str
+
+
+def run_code(code: str, ns: dict, name: str) -> Outcome:
+    """Execute ``code`` in ``ns`` from a seeded state, as IPython would (its lines in
+    ``linecache`` for tracebacks); return how it ended."""
+    import numpy as np
+
+    if name not in linecache.cache or linecache.cache[name][2] != code.splitlines(True):
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    np.random.seed(0)
+    random.seed(0)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, name, "exec"), ns)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from a bad answer counts too
+        return Outcome(exc, out.getvalue())
+    return Outcome(None, out.getvalue())
+
+
+def split_hidden(code: str) -> list[tuple[str, bool]]:
+    """A test cell's parts in order, each with whether it is hidden: the code before the
+    hidden tests, the hidden tests (to their end marker), and any code after them."""
+    start = code.find(HIDDEN_BEGIN)
+    if start < 0:
+        return [(code, False)]
+    end = code.find(HIDDEN_END, start)
+    end = len(code) if end < 0 else code.find("\n", end) + 1 or len(code)
+    parts = [(code[:start], False), (code[start:end], True), (code[end:], False)]
+    return [(part, hidden) for part, hidden in parts if part.strip()]
+
+
+def record(path: Path) -> dict[str, Any]:
+    """Run the source notebook ``path`` here; return its test cells' entries and any errors.
+
+    Returns:
+        ``{"tests": {test id: [entry, ...]}, "errors": [...]}``; entries as JSON, those of a
+        hidden part marked ``hidden``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import nbformat
+
+    from autograder.hints import first_line
+    from autograder.judge import collecting
+    from autograder.notebook import code_of, is_test, nbgrader_meta
+    from autograder.verdict import reference_failure
+
+    nb = nbformat.read(path, as_version=4)
+    tests: dict[str, list[dict]] = {}
+    errors: list[str] = []
+    ns: dict = {"__name__": "__main__"}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        code = code_of(cell)
+        if not is_test(cell):
+            result = run_code(code, ns, f"<{path.stem} cell {i}>")
+            if result.exc is not None:
+                errors.append(f"cell {i} failed: {first_line(result.exc)}")
+            continue
+        gid = nbgrader_meta(cell)["grade_id"]
+        entries: list[Entry] = []
+        for part, hidden in split_hidden(code):
+            seen: list[Entry] = []
+            with collecting(seen.append, recording=True):
+                result = run_code(part, ns, f"<{path.stem} tests {gid}>")
+            if result.exc is not None:
+                errors.append(f"test cell {gid} failed on the reference answer: "
+                              f"{first_line(result.exc)}")
+            for entry in seen:
+                entry.hidden = hidden
+                why = reference_failure(entry)
+                if why:
+                    errors.append(f"test cell {gid}: the reference answer fails {entry.name}: "
+                                  f"{why}")
+            entries += seen
+        tests[gid] = [e.to_json() for e in entries]
+    return {"tests": tests, "errors": errors}
+
+
+def records_in(report: dict[str, Any]) -> dict[str, list[Entry]]:
+    """Test id -> the trusted records of a :func:`record` report."""
+    from autograder.verdict import record_of
+
+    return {gid: [record_of(Entry.from_json(e)) for e in entries]
+            for gid, entries in report["tests"].items()}
+
+
+def fingerprint(path: Path) -> str:
+    """What the records of ``path`` depend on: its bytes, JAX, jaxlib and the platform."""
+    import importlib.metadata as md
+
+    parts = [hashlib.sha256(path.read_bytes()).hexdigest(), sys.version.split()[0]]
+    for dist in ("jax", "jaxlib", "numpy"):
+        try:
+            parts.append(f"{dist}={md.version(dist)}")
+        except md.PackageNotFoundError:
+            parts.append(f"{dist}=none")
+    parts.append(os.environ.get("JAX_PLATFORMS", ""))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+def trusted_records(path: Path, cache: Path | None = None,
+                    python: str = sys.executable) -> dict[str, list[Entry]]:
+    """The trusted records of the source ``path``, run in a fresh process (cached in
+    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given).
+
+    Raises:
+        RuntimeError: when the reference answers do not run or fail their own checks (a
+            course bug: nothing could be graded fairly).
+    """
+    target = cache / f"{path.stem}-{fingerprint(path)}.json" if cache else None
+    if target is not None and target.exists():
+        return records_in(json.loads(target.read_text()))
+    handle, name = tempfile.mkstemp(prefix="learn-jax-record-", suffix=".json")
+    os.close(handle)
+    out = Path(name)
+    package_root = str(Path(__file__).resolve().parents[1])  # this very grader's checks
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in [package_root, os.environ.get("PYTHONPATH")] if p))
+    try:
+        proc = subprocess.run([python, "-m", "autograder.reference_run", str(path), str(out)],
+                              capture_output=True, text=True, cwd=path.parent, env=env,
+                              timeout=RUN_TIMEOUT)
+        if proc.returncode != 0 or not out.stat().st_size:
+            raise RuntimeError(f"the trusted run of {path.name} failed:\n{proc.stderr[-3000:]}")
+        report = json.loads(out.read_text())
+    finally:
+        out.unlink(missing_ok=True)
+    if report["errors"]:
+        raise RuntimeError(f"the reference answers of {path.name} do not pass their tests: "
+                           + "; ".join(report["errors"][:5]))
+    if target is not None:  # written whole, then renamed: a reader never sees half a file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(report))
+        os.replace(partial, target)
+    return records_in(report)
+
+
+if __name__ == "__main__":
+    source, dest = Path(sys.argv[1]), Path(sys.argv[2])
+    dest.write_text(json.dumps(record(source.resolve())))
