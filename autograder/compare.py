@@ -9,7 +9,7 @@ was expected is named as such, and values that are all the same multiple of the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -19,15 +19,29 @@ import numpy as np
 REFERENCE: Any = type("Reference", (), {"__repr__": lambda self: "REFERENCE"})()
 
 
-def _mistakes_data(mistakes: Mapping[str, Any] | None, tree: bool = False) -> list[list[Any]]:
-    from autograder.evidence import encode, encode_tree
+Mistakes = Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None
 
+
+def _known(mistakes: Mistakes) -> Mapping[str, Any]:
+    """The known mistakes, computed now when given as a function."""
+    return (mistakes() if callable(mistakes) else mistakes) or {}
+
+
+def _mistakes_data(mistakes: Mistakes, tree: bool = False) -> list[list[Any]]:
+    """Known mistakes as data, for the record. Given as a function, they are computed only in
+    the trusted run: nowhere else is the record's copy used, so a student's kernel (or a
+    learner's, deciding against released values) skips that work."""
+    from autograder.evidence import encode, encode_tree
+    from autograder.judge import recording
+
+    if callable(mistakes) and not recording():
+        return []
     return [[str(advice), encode_tree(value) if tree else encode(value)]
-            for advice, value in (mistakes or {}).items()]
+            for advice, value in _known(mistakes).items()]
 
 
 def _differential(check: str, actual: Any, name: str, options: dict[str, Any],
-                  mistakes: Mapping[str, Any] | None) -> None:
+                  mistakes: Mistakes) -> None:
     """Hand a check without an expected value to the judge."""
     from autograder.evidence import Entry, encode, encode_tree
     from autograder.judge import submit
@@ -119,7 +133,7 @@ def check_array(
     rtol: float = 1e-5,
     atol: float = 1e-6,
     check_dtype: bool = False,
-    mistakes: Mapping[str, Any] | None = None,
+    mistakes: Mistakes = None,
 ) -> None:
     """Assert that ``actual`` matches ``expected`` in shape (and values within tolerance).
 
@@ -133,7 +147,8 @@ def check_array(
         check_dtype: also require the same dtype.
         mistakes: known wrong answers, ``{advice: the value that mistake gives}``. When
             ``actual`` fails and matches one of them, the advice is added to the message, so
-            the learner hears what the mistake is, not only that the numbers differ.
+            the learner hears what the mistake is, not only that the numbers differ. A
+            function returning that dict is computed only where the values are recorded.
 
     Raises:
         AssertionError: saying the expected and actual shape, the largest difference and
@@ -144,7 +159,7 @@ def check_array(
         _differential("array", actual, name, {"rtol": rtol, "atol": atol,
                                               "check_dtype": check_dtype}, mistakes)
         return
-    arrays = {advice: np.asarray(value) for advice, value in (mistakes or {}).items()}
+    arrays = {advice: np.asarray(value) for advice, value in _known(mistakes).items()}
     _with_mistakes(lambda: _check_array(actual, expected, name, rtol, atol, check_dtype),
                    actual, arrays, rtol, atol)
 
@@ -207,7 +222,7 @@ def _check_array(actual: Any, expected: Any, name: str, rtol: float, atol: float
 
 
 def check_tree(actual: Any, expected: Any = REFERENCE, *, name: str = "result",
-               mistakes: Mapping[str, Any] | None = None, **tolerances: Any) -> None:
+               mistakes: Mistakes = None, **tolerances: Any) -> None:
     """Assert that two pytrees have the same structure and matching leaves.
 
     Leaves are compared with :func:`check_array`; the message names the leaf's path, e.g.
@@ -227,7 +242,8 @@ def check_tree(actual: Any, expected: Any = REFERENCE, *, name: str = "result",
     if expected is REFERENCE:
         _differential("tree", actual, name, tolerances, mistakes)
         return
-    _with_mistakes(lambda: _check_tree(actual, expected, name, tolerances), actual, mistakes,
+    _with_mistakes(lambda: _check_tree(actual, expected, name, tolerances), actual,
+                   _known(mistakes),
                    tolerances.get("rtol", 1e-5), tolerances.get("atol", 1e-6))
 
 
@@ -246,7 +262,7 @@ def _check_tree(actual: Any, expected: Any, name: str, tolerances: dict) -> None
 
 def check_scalar(actual: Any, expected: Any = REFERENCE, *, name: str = "result",
                  rtol: float = 1e-5,
-                 atol: float = 1e-6, mistakes: Mapping[str, Any] | None = None) -> None:
+                 atol: float = 1e-6, mistakes: Mistakes = None) -> None:
     """Assert that ``actual`` is a single number close to ``expected``.
 
     Args:
@@ -267,7 +283,7 @@ def check_scalar(actual: Any, expected: Any = REFERENCE, *, name: str = "result"
     shape = np.shape(actual)
     if shape != ():
         raise AssertionError(f"{name} should be a scalar (shape ()), got shape {shape}.")
-    check_array(actual, expected, name=name, rtol=rtol, atol=atol, mistakes=mistakes)
+    check_array(actual, expected, name=name, rtol=rtol, atol=atol, mistakes=_known(mistakes))
 
 
 def check_value(actual: Any, expected: Any = REFERENCE, *, name: str,

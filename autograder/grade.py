@@ -166,36 +166,43 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     results: list[Result] = []
     if not todo:
         return results
-    sources = [args.source / f"{name}.ipynb" for name in names]
-    print(f"running the reference answers of {len(names)} assignment(s) (the trusted run)",
-          file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp:
+    first_seen = list(dict.fromkeys(s.assignment for s in todo))  # in grading order
+    with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(1) as recorder:
         course_root = args.course or Path(tmp) / "course"
         records = Path(tmp) / "records"
+        # The trusted runs of the reference answers go on beside the grading (a grading job
+        # waits for an assignment's records only when it decides that assignment's checks).
+        def record_all() -> list[concurrent.futures.Future]:
+            return [recorder.submit(_record, args.source / f"{name}.ipynb", records)
+                    for name in first_seen]
+
         if args.jobs == 1:
-            for path in sources:
-                _record(path, records)
+            recorded = record_all()
             db = make_course(course_root, names, limits=limits, source=args.source)
             for sub in todo:
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
                                          records))
                 progress.advance()
+            for fut in recorded:
+                fut.result()  # a reference that fails its own tests fails the run
             return results
         template = Path(tmp) / "template"
         # The jobs start first (forked before this process has a worker of its own) and load
         # nbgrader while the template course is generated here.
         with concurrent.futures.ProcessPoolExecutor(
                 args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
-            recorded = [pool.submit(_record, path, records) for path in sources]
+            pool.submit(os.getpid).result()  # every job process is forked now...
+            recorded = record_all()  # ...before this process has a thread of its own
             make_course(template, names, limits=limits, source=args.source)
-            for fut in recorded:
-                fut.result()  # a reference that fails its own tests stops the run here
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
                                    args.source, limits) for sub in todo]
             for fut in concurrent.futures.as_completed(futures):
                 results.append(fut.result())
                 progress.advance()
+            for fut in recorded:
+                fut.result()
         if args.course:
             record_grades(results, clone_course(template, course_root, limits), args.source)
     return results

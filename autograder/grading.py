@@ -170,8 +170,6 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
     dest.mkdir(parents=True, exist_ok=True)
     try:
         source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
-        records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
-                                  records_cache or course / "records")
         qs = questions(source)
         result.max_score = sum(q.points for q in qs)
         from autograder.rebuild import rebuild
@@ -202,6 +200,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                        / f"{sub.assignment}.ipynb")
         graded = nbformat.read(graded_path, as_version=4)
         cells = {nbgrader_meta(c)["grade_id"]: c for c in graded.cells if is_test(c)}
+        # Asked for only now: the grader may still be recording it while the kernel ran.
+        records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
+                                  records_cache or course / "records")
         with Gradebook(db_url, COURSE_ID) as gb:
             for q in qs:
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)

@@ -13,6 +13,7 @@ process, so a chapter that simulates eight CPU devices sets XLA's flags before J
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import io
 import json
@@ -143,18 +144,8 @@ def fingerprint(path: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def trusted_records(path: Path, cache: Path | None = None,
-                    python: str = sys.executable) -> dict[str, list[Entry]]:
-    """The trusted records of the source ``path``, run in a fresh process (cached in
-    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given).
-
-    Raises:
-        RuntimeError: when the reference answers do not run or fail their own checks (a
-            course bug: nothing could be graded fairly).
-    """
-    target = cache / f"{path.stem}-{fingerprint(path)}.json" if cache else None
-    if target is not None and target.exists():
-        return records_in(json.loads(target.read_text()))
+def _run_reference(path: Path, python: str) -> dict[str, Any]:
+    """The report of one trusted run of ``path`` in a fresh process."""
     handle, name = tempfile.mkstemp(prefix="learn-jax-record-", suffix=".json")
     os.close(handle)
     out = Path(name)
@@ -173,12 +164,34 @@ def trusted_records(path: Path, cache: Path | None = None,
     if report["errors"]:
         raise RuntimeError(f"the reference answers of {path.name} do not pass their tests: "
                            + "; ".join(report["errors"][:5]))
-    if target is not None:  # written whole, then renamed: a reader never sees half a file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(report))
-        os.replace(partial, target)
-    return records_in(report)
+    return report
+
+
+def trusted_records(path: Path, cache: Path | None = None,
+                    python: str = sys.executable) -> dict[str, list[Entry]]:
+    """The trusted records of the source ``path``, run in a fresh process (cached in
+    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given).
+
+    With a cache, one process runs the reference and any other that asks meanwhile (another
+    grading job, the grader's background recorder) waits for its file instead of running it
+    again.
+
+    Raises:
+        RuntimeError: when the reference answers do not run or fail their own checks (a
+            course bug: nothing could be graded fairly).
+    """
+    if cache is None:
+        return records_in(_run_reference(path, python))
+    target = cache / f"{path.stem}-{fingerprint(path)}.json"
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(target.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not target.exists():
+            report = _run_reference(path, python)
+            partial = target.with_suffix(f".{os.getpid()}.tmp")  # whole, then renamed
+            partial.write_text(json.dumps(report))
+            os.replace(partial, target)
+        return records_in(json.loads(target.read_text()))
 
 
 if __name__ == "__main__":

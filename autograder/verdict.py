@@ -76,6 +76,12 @@ def measured_ratio(got: Any) -> float | None:
 
 def _speedup_check(got: Any, name: str, options: dict[str, Any]) -> None:
     required = float(options.get("required", 1.5))
+    threads = got.get("threads") if isinstance(got, dict) else None
+    if threads:
+        raise AssertionError(
+            f"{name}: another thread was running code from the notebook while the timing test "
+            f"measured ({_shown(', '.join(map(str, threads)))}). A timing test measures the "
+            "answer alone: do not start threads in an answer.")
     ratio = measured_ratio(got)
     if ratio is None or ratio < required:
         shown = f"{ratio:.2f}x" if ratio is not None else "not measured"

@@ -56,8 +56,10 @@ def _throughput(d: dict[str, Any]) -> list[str]:
         why_c = [f"  Why: (c) kept {c['cores_busy']:g} of {cores} cores busy on average, and "
                  f"its work took {c['cpu_seconds']:g} CPU seconds where (a) took "
                  f"{a['cpu_seconds']:g}. Of that difference, (b) shows what one job adds: "
-                 f"{b['cpu_seconds']:g} CPU seconds, for rebuilding each submission from the "
-                 "source, proof tokens and feedback pages, which (a) does not make. The rest "
+                 f"{b['cpu_seconds']:g} CPU seconds, for the trusted run of each assignment's "
+                 "reference answers (which records what every check expects; (a) is given "
+                 "those values, recorded before its timing starts), rebuilding each "
+                 "submission from the source, proof tokens and feedback pages. The rest "
                  f"({c['cpu_seconds'] / b['cpu_seconds'] - 1:.0%} more than (b)) is what the "
                  "same work costs when two jobs run it side by side on the two cores. Even "
                  f"with every core busy all the time, that work would make (c) at most "
@@ -129,9 +131,12 @@ SECTIONS = (
     ("Grading throughput", "grading_throughput", _throughput,
      "One batch graded three ways in one run: (a) plain nbgrader as documented "
      "(`nbgrader generate_assignment`, then `nbgrader autograde <assignment>`, which grades "
-     "the assignment's submissions in turn; one command of each per assignment); (b) "
-     "`python -m autograder grade --jobs 1`, which also rebuilds each submission from the "
-     "source and writes feedback pages; (c) the same with `--jobs` set to the CPU count."),
+     "the assignment's submissions in turn; one command of each per assignment), its sources "
+     "given every check's expected value so that its kernels decide the same checks; (b) "
+     "`python -m autograder grade --jobs 1`, which also runs each assignment's reference "
+     "answers once (the trusted run), rebuilds each submission from the source, decides the "
+     "checks outside the kernel and writes feedback pages; (c) the same with `--jobs` set to "
+     "the CPU count."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
      "one (false pass). Target: 0 of 100 for each."),

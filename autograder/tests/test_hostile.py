@@ -506,3 +506,45 @@ def test_an_answer_past_the_screen_cannot_forge_the_verdict(unscreened: dict, ca
     assert attack["score"] <= twin["score"], attack["questions"]
     q1 = next(q for q in attack["questions"] if q["id"] == "q1_double")
     assert q1["status"] in ("failed", "error") and q1["message"], q1
+
+
+def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -> None:
+    """Does an eager answer whose helper thread burns CPU only while the reference runs (so
+    the reference's CPU time grows) fail the timing test with a message naming the thread,
+    while the same eager answer without the thread fails only for being slow, and a jitted
+    twin passes?"""
+    import sys
+    import threading
+
+    main = threading.get_ident()
+    stop = threading.Event()
+
+    def burn_while_reference_runs() -> None:  # the attack: watch the main thread's stack
+        while not stop.is_set():
+            frame = sys._current_frames().get(main)
+            names = set()
+            while frame is not None:
+                names.add(frame.f_code.co_name)
+                frame = frame.f_back
+            if "_eager_smooth" in names:
+                sum(i * i for i in range(20_000))
+
+    def eager_answer(x):  # the same eager work as the reference, under another name
+        for _ in range(20):
+            x = x * 0.5 + jnp.roll(x, 1) * 0.5
+        return x
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    thread = threading.Thread(target=burn_while_reference_runs, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(AssertionError, match="another thread was running code"):
+            timing.check_speedup(eager_answer, _eager_smooth, x, required=1.5,
+                                 clock=timing.CPU)
+    finally:
+        stop.set()
+        thread.join()
+    with pytest.raises(AssertionError, match="only .*x as fast"):  # the twin: slow, no thread
+        timing.check_speedup(eager_answer, _eager_smooth, x, required=1.5, clock=timing.CPU)
+    assert timing.check_speedup(jax.jit(_eager_smooth), _eager_smooth, x, required=1.5,
+                                clock=timing.CPU).ratio > 1.5

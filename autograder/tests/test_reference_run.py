@@ -194,6 +194,23 @@ def _refuse(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("the trusted run ran again instead of reading its cache")
 
 
+def test_trusted_records_runs_once_for_concurrent_askers(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """When three graders ask for one source's records at once (grading jobs and the
+    background recorder), does one run the reference while the others wait and read its
+    file?"""
+    import concurrent.futures
+
+    path, cache = _source(tmp_path / "src"), tmp_path / "cache"
+    calls: list[list[str]] = []
+    monkeypatch.setattr(reference_run.subprocess, "run", _in_process(calls))
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        found = list(pool.map(lambda _: trusted_records(path, cache), range(3)))
+    assert len(calls) == 1
+    assert all([e.name for e in f["q1_double_tests"]] == [
+        "double(arange(3.0))", "double(ones((2, 2)))"] for f in found)
+
+
 def test_trusted_records_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Are the records written to the cache folder under the source's fingerprint and read
     from there on the next call, which runs nothing?"""
@@ -203,7 +220,8 @@ def test_trusted_records_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     first = trusted_records(path, cache)
     target = cache / f"00_small-{fingerprint(path)}.json"
     assert len(calls) == 1 and target.exists()
-    assert [p.name for p in cache.iterdir()] == [target.name]  # no partial file left
+    # no partial file left (the lock file stays: it only serialises runs)
+    assert [p.name for p in cache.iterdir() if p.suffix != ".lock"] == [target.name]
     assert [e.name for e in first["q1_double_tests"]] == [
         "double(arange(3.0))", "double(ones((2, 2)))"]
     monkeypatch.setattr(reference_run.subprocess, "run", _refuse)
@@ -219,7 +237,7 @@ def test_trusted_records_reruns_when_the_source_changes(tmp_path: Path,
     trusted_records(path, cache)
     _source(tmp_path / "src", answer="def double(x):\n    return x + x\n")
     trusted_records(path, cache)
-    assert len(calls) == 2 and len(list(cache.iterdir())) == 2
+    assert len(calls) == 2 and len(list(cache.glob("*.json"))) == 2
 
 
 def test_trusted_records_without_cache_always_runs(tmp_path: Path,
@@ -241,7 +259,7 @@ def test_trusted_records_refuses_a_failing_reference(tmp_path: Path,
     monkeypatch.setattr(reference_run.subprocess, "run", _in_process([]))
     with pytest.raises(RuntimeError, match="do not pass their tests: .*double is jitted"):
         trusted_records(path, cache)
-    assert not cache.exists() or not list(cache.iterdir())
+    assert not cache.exists() or not [p for p in cache.iterdir() if p.suffix != ".lock"]
 
 
 def test_trusted_records_refuses_a_crashed_run(tmp_path: Path,
