@@ -500,6 +500,9 @@ def explain(exc: BaseException) -> Explanation:
 def feedback(question: str) -> Iterator[None]:
     """Run a question's checks; on success print a pass line, on failure say what and why.
 
+    When grading, the checks only publish what they saw and the grader decides
+    (:mod:`autograder.judge`): no pass line is printed then, the verdict being the grader's.
+
     Used in every test cell::
 
         with feedback("Q2 (jit a loss)"):
