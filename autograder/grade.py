@@ -105,11 +105,6 @@ def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
                      scratch / "records")
 
 
-def _record(source: Path, cache: Path) -> str:
-    """Run the reference answers of ``source`` once (the trusted run); return its name."""
-    trusted_records(source, cache)
-    return source.stem
-
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options ``grade`` and ``merge`` share: the gradebook of record, exports, the source."""
@@ -174,7 +169,7 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
         # The trusted runs of the reference answers go on beside the grading (a grading job
         # waits for an assignment's records only when it decides that assignment's checks).
         def record_all() -> list[concurrent.futures.Future]:
-            return [recorder.submit(_record, args.source / f"{name}.ipynb", records)
+            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records)
                     for name in first_seen]
 
         if args.jobs == 1:

@@ -137,13 +137,6 @@ def written_records(text: str) -> dict[str, list[Entry]]:
     return found
 
 
-def trusted_records(source: Path) -> dict[str, list[Entry]]:
-    """The trusted records of ``source``'s checks (a fresh process runs its answers)."""
-    from autograder.reference_run import trusted_records as run
-
-    return run(source)
-
-
 # The folders whose set-up cells ``python -m autograder release`` writes.
 COURSE_FOLDERS = (NOTEBOOKS, SOLUTIONS)
 
@@ -162,6 +155,8 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
     Returns:
         One line per notebook that differs (``check``) or was written.
     """
+    from autograder.reference_run import trusted_records
+
     report: list[str] = []
     sources = sorted(solutions.glob("*.ipynb"))
     report += stamp_notebooks(list(setup_cells_in), check)

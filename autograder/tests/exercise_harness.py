@@ -38,7 +38,6 @@ import json
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -47,6 +46,7 @@ matplotlib.use("Agg")
 
 import nbformat  # noqa: E402
 
+from autograder import reference_run  # noqa: E402
 from autograder.evidence import Entry  # noqa: E402
 from autograder.hints import explain, first_line  # noqa: E402
 from autograder.judge import collecting, expecting  # noqa: E402
@@ -60,12 +60,8 @@ EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 EXPECT_PREFIX = "# expect:"
 
 
-@dataclass
-class Outcome:
-    """How running some code ended: the exception (None on success) and what it printed."""
-
-    exc: BaseException | None
-    printed: str
+class Outcome(reference_run.Outcome):
+    """How running some code ended, as the learner sees it."""
 
     @property
     def line(self) -> str | None:

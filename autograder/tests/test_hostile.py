@@ -81,6 +81,15 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     # Honest: a JAX UserWarning on stderr while the tests trace the answer.
     "jax-warning": ("def double(x):\n    return 2 * jnp.asarray(x, dtype=jnp.float64)\n",
                     5, "passed"),
+    # Check results have a budget of their own: a chatty answer printing past the 100 kB output
+    # budget while the tests run keeps its results and points (the twin of the flood below) ...
+    "chatty-during-tests": ("def double(x):\n    print('x' * 150_000)\n    return 2 * x\n",
+                            5, "passed"),
+    # ... and 6 MB of made-up results published while the tests run gain nothing.
+    "evidence-flood": ("def double(x):\n    for _ in range(3_000):\n        display({'application/"
+                       "vnd.learn-jax.evidence+json': {'check': 'array', 'name': 'double(arange("
+                       "3.0))', 'got': {'none': True}, 'pad': 'y' * 2_000}}, raw=True)\n"
+                       "    return x\n", 3, "failed"),
     # IPython's history, printed while the tests run: test cells never enter it, so the
     # hidden tests (their marker) reach neither the page nor result.json.
     "print-history": ("def double(x):\n    print('\\n'.join(In), _ih[-1:], _i, _ii)\n"
