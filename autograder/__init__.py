@@ -13,7 +13,8 @@ a student's submission -> grading -> result and feedback. Modules, one concern e
 - Deciding checks outside the student's kernel: :mod:`autograder.evidence` (what a check saw,
   as data), :mod:`autograder.judge` (the kernel's side: publish, or compare with released
   values), :mod:`autograder.verdict` (the comparator) and :mod:`autograder.reference_run`
-  (the trusted run of the reference answers that records what each check expects).
+  (the trusted run of the reference answers that records what each check expects, and fills
+  :mod:`autograder.compile_cache`, the compilation cache kernels read but never write).
 - :mod:`autograder.colab`: the set-up cell every notebook starts with.
 - :mod:`autograder.release`: generates ``exercises/`` from ``solutions/``.
 - Grading, one module a step: :mod:`autograder.submissions` (who submitted what, from folders),

@@ -52,6 +52,7 @@ c.Execute.timeout = {timeout}
 c.Execute.kernel_name = {kernel!r}
 c.ExecuteWithLimits.notebook_timeout = {notebook_timeout}
 c.ExecuteWithLimits.max_output_bytes = {max_output}
+c.ExecuteWithLimits.stage_log = {stages!r}
 c.KernelManager.transport = {transport!r}
 # nbgrader's list, with Execute replaced by one with a notebook deadline and output budget.
 c.Autograde.autograde_preprocessors = [
@@ -133,21 +134,31 @@ def isolation() -> str:
     return "bubblewrap" if sandbox.available() else "none"
 
 
-def _write_config(course: Path, db: str, limits: Limits | None = None) -> None:
-    """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir."""
+def _write_config(course: Path, db: str, limits: Limits | None = None,
+                  compiled: Path | None = None) -> None:
+    """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir.
+
+    Sandboxed kernels read the shared compilation cache ``compiled`` (read-only) when given;
+    unsandboxed ones never get it, since nothing there could keep them from writing it.
+    """
     from autograder import sandbox
 
     limits = limits or Limits()
     kernel, transport = "python3", "tcp"
     if isolation() == "bubblewrap":
-        kernel = sandbox.install_kernelspec(course / "share" / "jupyter")
+        kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled)
         transport = "ipc"  # the sandbox has no network, not even loopback to the grader
         (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
     (course / "nbgrader_config.py").write_text(
         _CONFIG.format(root=str(course.resolve()), course=COURSE_ID, db=db,
                        timeout=limits.cell_timeout, notebook_timeout=limits.notebook_timeout,
                        max_output=limits.max_output_bytes, kernel=kernel,
-                       transport=transport))
+                       transport=transport, stages=str(stage_log(course))))
+
+
+def stage_log(course: Path) -> Path:
+    """Where each autograde run in ``course`` writes its kernel's stage timings."""
+    return course.resolve() / "stages"
 
 
 def gradebook_url(course: Path) -> str:
@@ -156,14 +167,16 @@ def gradebook_url(course: Path) -> str:
 
 
 def make_course(course: Path, names: list[str], db_url: str | None = None,
-                limits: Limits | None = None, source: Path = SOLUTIONS) -> str:
-    """Create an nbgrader course directory with ``names`` generated from ``solutions/``.
+                limits: Limits | None = None, source: Path = SOLUTIONS,
+                compiled: Path | None = None) -> str:
+    """Create an nbgrader course directory with ``names`` generated from ``solutions/``
+    (its kernels reading the shared compilation cache ``compiled``, when given).
 
     Returns the gradebook URL.
     """
     course.mkdir(parents=True, exist_ok=True)
     db = db_url or gradebook_url(course)
-    _write_config(course, db, limits)
+    _write_config(course, db, limits, compiled)
     for name in names:
         src = course / "source" / name
         src.mkdir(parents=True, exist_ok=True)
@@ -174,17 +187,19 @@ def make_course(course: Path, names: list[str], db_url: str | None = None,
     return db
 
 
-def clone_course(template: Path, course: Path, limits: Limits | None = None) -> str:
-    """Copy a generated course (SQLite gradebook, no submissions) to ``course``.
+def clone_course(template: Path, course: Path, limits: Limits | None = None,
+                 compiled: Path | None = None) -> str:
+    """Copy a generated course (SQLite gradebook, no submissions) to ``course`` (its kernels
+    reading the shared compilation cache ``compiled``, when given).
 
     Generating an assignment costs seconds; parallel jobs each start from a copy of one
     generated course instead. Returns the copy's gradebook URL.
     """
     shutil.copytree(template, course, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("submitted", "autograded", "feedback",
-                                                  "nbgrader_config.py"))
+                                                  "stages", "nbgrader_config.py"))
     db = gradebook_url(course)
-    _write_config(course, db, limits)
+    _write_config(course, db, limits, compiled)
     return db
 
 

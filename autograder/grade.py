@@ -35,7 +35,7 @@ from autograder.course import (
     worker,
 )
 from autograder.grading import Result, environment, grade_one
-from autograder.reference_run import trusted_records
+from autograder.reference_run import compiled_programs, trusted_records
 from autograder.release import SOLUTIONS
 from autograder.reports import EXPORTS, write_reports
 from autograder.submissions import Submission, assignments, discover
@@ -96,13 +96,13 @@ def _job_started(scratch: Path) -> None:
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
-                  source: Path, limits: Limits) -> Result:
+                  source: Path, limits: Limits, feedback: bool) -> Result:
     """Grade one submission in a pool process, in that process's own copy of the course."""
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
-        clone_course(template, course, limits)
+        clone_course(template, course, limits, compiled_programs(scratch / "records"))
     return grade_one(sub, course, gradebook_url(course), out, source, limits,
-                     scratch / "records")
+                     scratch / "records", feedback)
 
 
 
@@ -131,6 +131,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds one cell may run (default: %(default)s)")
     parser.add_argument("--notebook-timeout", type=int, default=Limits.notebook_timeout,
                         help="seconds one notebook may run (default: %(default)s)")
+    parser.add_argument("--no-feedback", dest="feedback", action="store_false",
+                        help="write no feedback pages (faster; scores and reports as usual)")
     add_common_arguments(parser)
 
 
@@ -161,11 +163,15 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     results: list[Result] = []
     if not todo:
         return results
-    first_seen = list(dict.fromkeys(s.assignment for s in todo))  # in grading order
+    first_seen = list(dict.fromkeys(s.assignment for s in todo))
+    # One assignment after another, in the order the trusted runs go: each run is done (and
+    # has filled the shared compilation cache) long before its assignment's later kernels.
+    todo = sorted(todo, key=lambda s: first_seen.index(s.assignment))
     with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(1) as recorder:
         course_root = args.course or Path(tmp) / "course"
         records = Path(tmp) / "records"
+        compiled = compiled_programs(records)  # filled by the trusted runs, read by kernels
         # The trusted runs of the reference answers go on beside the grading (a grading job
         # waits for an assignment's records only when it decides that assignment's checks).
         def record_all() -> list[concurrent.futures.Future]:
@@ -174,10 +180,11 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
 
         if args.jobs == 1:
             recorded = record_all()
-            db = make_course(course_root, names, limits=limits, source=args.source)
+            db = make_course(course_root, names, limits=limits, source=args.source,
+                             compiled=compiled)
             for sub in todo:
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
-                                         records))
+                                         records, args.feedback))
                 progress.advance()
             for fut in recorded:
                 fut.result()  # a reference that fails its own tests fails the run
@@ -189,10 +196,10 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                 args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
             pool.submit(os.getpid).result()  # every job process is forked now...
             recorded = record_all()  # ...before this process has a thread of its own
-            make_course(template, names, limits=limits, source=args.source)
+            make_course(template, names, limits=limits, source=args.source, compiled=compiled)
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
-                                   args.source, limits) for sub in todo]
+                                   args.source, limits, args.feedback) for sub in todo]
             for fut in concurrent.futures.as_completed(futures):
                 results.append(fut.result())
                 progress.advance()

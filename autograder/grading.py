@@ -12,6 +12,7 @@ import json
 import shutil
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,7 +20,14 @@ from typing import Any
 
 import nbformat
 
-from autograder.course import COURSE_ID, Limits, nbgrader, restore_test_sources, set_test_sources
+from autograder.course import (
+    COURSE_ID,
+    Limits,
+    nbgrader,
+    restore_test_sources,
+    set_test_sources,
+    stage_log,
+)
 from autograder.evidence import MIME as EVIDENCE
 from autograder.evidence import Entry
 from autograder.notebook import is_answer, is_test, nbgrader_meta, questions
@@ -28,6 +36,12 @@ from autograder.release import SOLUTIONS, student_version
 from autograder.submissions import InvalidSubmission, Submission, read_submission
 from autograder.verdict import judge_cell, timings
 
+# Grading's steps for one submission, as ``Result.stages`` names them (seconds each): reading,
+# rebuilding and screening it; the kernel's start (import of nothing yet), the notebook's
+# execution and the kernel's shutdown; the rest of nbgrader's autograde (its database, the
+# notebook's files); the judge (waiting for the trusted records, deciding each check); the
+# feedback page.
+STAGES = ("prepare", "kernel_start", "execute", "kernel_stop", "nbgrader", "judge", "feedback")
 MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
 FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
 PREPARE_TIMEOUT = 60  # seconds to read, rebuild and screen one submission (normally < 1 s)
@@ -57,6 +71,7 @@ class Result:
     message: str = ""
     questions: list[QuestionResult] = field(default_factory=list)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per step (STAGES)
     environment: dict[str, Any] = field(default_factory=dict)
     isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
 
@@ -152,14 +167,26 @@ def _verdict_output(status: str, score: float, points: float, message: str) -> d
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
 
 
+def _kernel_stages(course: Path, student: str, assignment: str) -> dict[str, float]:
+    """The kernel's stage timings that autograde's run just wrote (read once, then removed)."""
+    path = stage_log(course) / student / f"{assignment}.json"
+    try:
+        found = json.loads(path.read_text())
+        path.unlink()
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in found.items() if k in STAGES}
+
+
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
               source_dir: Path = SOLUTIONS, limits: Limits | None = None,
-              records_cache: Path | None = None) -> Result:
+              records_cache: Path | None = None, feedback: bool = True) -> Result:
     """Grade one submission in an existing course directory; write its result files.
 
     Each check is decided here, from the student's evidence and the trusted records of the
     reference answers (:func:`~autograder.reference_run.trusted_records`, cached in
-    ``records_cache``, by default the course's ``records/``).
+    ``records_cache``, by default the course's ``records/``). The feedback page is written
+    unless ``feedback`` is False; ``Result.stages`` says how long each step took.
     """
     from nbgrader.api import Gradebook
 
@@ -168,6 +195,14 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
     result = Result(sub.student, sub.assignment, str(sub.path))
     dest = out / sub.student / sub.assignment
     dest.mkdir(parents=True, exist_ok=True)
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.stages[stage] = round(now - clock, 4)
+        clock = now
+
     try:
         source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
         qs = questions(source)
@@ -189,11 +224,17 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         target.mkdir(parents=True)
         nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
         originals = set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
+        lap("prepare")
         try:
             proc = nbgrader(course, "autograde", sub.assignment, sub.student,
                              timeout=(limits or Limits()).step_timeout)
         finally:
             restore_test_sources(db_url, sub.assignment, originals)
+        lap("nbgrader")
+        kernel = _kernel_stages(course, sub.student, sub.assignment)
+        result.stages["nbgrader"] = round(max(0.0, result.stages["nbgrader"]
+                                              - sum(kernel.values())), 4)
+        result.stages.update(kernel)
         if proc.returncode != 0:
             raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-2000:]}")
         graded_path = (course / "autograded" / sub.student / sub.assignment
@@ -250,10 +291,13 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions
                                        if q.id in screened and q.status == "passed"]
         result.message = " ".join(notes)
-        proc = nbgrader(course, "generate_feedback", sub.assignment, sub.student,
-                         timeout=FEEDBACK_TIMEOUT)
-        for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
-            shutil.copy(html, dest / "feedback.html")
+        lap("judge")
+        if feedback:
+            nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                     timeout=FEEDBACK_TIMEOUT)
+            for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
+                shutil.copy(html, dest / "feedback.html")
+            lap("feedback")
     except InvalidSubmission as exc:
         result.status, result.message = "invalid", f"{sub.path.name}: {exc}"
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch

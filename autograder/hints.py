@@ -511,6 +511,10 @@ def feedback(question: str) -> Iterator[None]:
     The checks run with JAX's default settings: a setting an earlier cell changed that would
     change what they measure (``jax_disable_jit``, x64, debug flags; see
     :func:`autograder.jax_checks.restore_default_config`) is put back first, and a line says so.
+    Their matrix products run at full float32 precision (``jax.default_matmul_precision``):
+    on GPUs and TPUs the default is lower (TF32, bfloat16 passes), and a correct answer that
+    batches its products differently from the reference would then differ by about 1e-3 from
+    the expected values, which were recorded on a CPU.
     On failure it prints ``Question: not yet. Error: first line``, then the test's own advice
     and a generic hint when one adds something (see :func:`explain`). The exception still
     propagates (nbgrader counts the cell as failed) and carries the same ``Hint:`` lines as
@@ -520,6 +524,8 @@ def feedback(question: str) -> Iterator[None]:
     Args:
         question: how to name the question in the printed lines, e.g. ``"Question 2"``.
     """
+    import jax
+
     from autograder.jax_checks import restore_default_config
 
     changed = restore_default_config()
@@ -527,7 +533,8 @@ def feedback(question: str) -> Iterator[None]:
         print(f"{question}: the tests run with JAX's defaults, so they set "
               f"{', '.join(changed)} back.")
     try:
-        yield
+        with jax.default_matmul_precision("float32"):
+            yield
     except NotImplementedError as exc:
         print(f"{question}: not attempted yet.")
         exc.add_note(hint_for(exc) or "")

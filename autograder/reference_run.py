@@ -20,9 +20,11 @@ import json
 import linecache
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,8 +74,20 @@ def split_hidden(code: str) -> list[tuple[str, bool]]:
     return [(part, hidden) for part, hidden in parts if part.strip()]
 
 
-def record(path: Path) -> dict[str, Any]:
+def secret_code(stem: str) -> Callable[[str], bool]:
+    """Whether a code name given by :func:`record` for notebook ``stem`` is an answer cell
+    or hidden tests (what the compilation cache must not hold)."""
+    prefixes = (f"<{stem} answer ", f"<{stem} hidden tests ")
+    return lambda name: name.startswith(prefixes)
+
+
+def record(path: Path, compile_cache: bool = False) -> dict[str, Any]:
     """Run the source notebook ``path`` here; return its test cells' entries and any errors.
+
+    With ``compile_cache``, the programs it compiles that neither an answer nor a hidden test
+    produced go to JAX's compilation cache (:func:`autograder.compile_cache.recording`; the
+    caller sets the cache's directory before JAX is imported). Writing starts with the cell
+    after the one that imports JAX: what that cell compiles is not cached.
 
     Returns:
         ``{"tests": {test id: [entry, ...]}, "errors": [...]}``; entries as JSON, those of a
@@ -84,42 +98,56 @@ def record(path: Path) -> dict[str, Any]:
     matplotlib.use("Agg")
     import nbformat
 
-    from autograder.hints import first_line
-    from autograder.judge import collecting
-    from autograder.notebook import code_of, is_test, nbgrader_meta
-    from autograder.verdict import reference_failure
+    from autograder.compile_cache import recording
 
     nb = nbformat.read(path, as_version=4)
     tests: dict[str, list[dict]] = {}
     errors: list[str] = []
     ns: dict = {"__name__": "__main__"}
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        code = code_of(cell)
-        if not is_test(cell):
-            result = run_code(code, ns, f"<{path.stem} cell {i}>")
-            if result.exc is not None:
-                errors.append(f"cell {i} failed: {first_line(result.exc)}")
-            continue
-        gid = nbgrader_meta(cell)["grade_id"]
-        entries: list[Entry] = []
-        for part, hidden in split_hidden(code):
-            seen: list[Entry] = []
-            with collecting(seen.append, recording=True):
-                result = run_code(part, ns, f"<{path.stem} tests {gid}>")
-            if result.exc is not None:
-                errors.append(f"test cell {gid} failed on the reference answer: "
-                              f"{first_line(result.exc)}")
-            for entry in seen:
-                entry.hidden = hidden
-                why = reference_failure(entry)
-                if why:
-                    errors.append(f"test cell {gid}: the reference answer fails {entry.name}: "
-                                  f"{why}")
-            entries += seen
-        tests[gid] = [e.to_json() for e in entries]
+    with contextlib.ExitStack() as cache_filter:
+        for i, cell in enumerate(nb.cells):
+            if compile_cache and "jax" in sys.modules:  # the filter, once JAX is imported
+                cache_filter.enter_context(recording(secret_code(path.stem)))
+                compile_cache = False
+            if cell.cell_type == "code":
+                _record_cell(path.stem, i, cell, ns, tests, errors)
     return {"tests": tests, "errors": errors}
+
+
+def _record_cell(stem: str, i: int, cell: Any, ns: dict, tests: dict[str, list[dict]],
+                 errors: list[str]) -> None:
+    """Run code cell ``i`` of the source notebook ``stem`` in ``ns``; a test cell's entries
+    go to ``tests``, failures to ``errors``."""
+    from autograder.hints import first_line
+    from autograder.judge import collecting
+    from autograder.notebook import code_of, is_answer, is_test, nbgrader_meta
+    from autograder.verdict import reference_failure
+
+    code = code_of(cell)
+    if not is_test(cell):
+        name = (f"<{stem} answer {nbgrader_meta(cell)['grade_id']}>" if is_answer(cell)
+                else f"<{stem} cell {i}>")
+        result = run_code(code, ns, name)
+        if result.exc is not None:
+            errors.append(f"cell {i} failed: {first_line(result.exc)}")
+        return
+    gid = nbgrader_meta(cell)["grade_id"]
+    entries: list[Entry] = []
+    for part, hidden in split_hidden(code):
+        seen: list[Entry] = []
+        with collecting(seen.append, recording=True):
+            result = run_code(part, ns, f"<{stem} {'hidden ' * hidden}tests {gid}>")
+        if result.exc is not None:
+            errors.append(f"test cell {gid} failed on the reference answer: "
+                          f"{first_line(result.exc)}")
+        for entry in seen:
+            entry.hidden = hidden
+            why = reference_failure(entry)
+            if why:
+                errors.append(f"test cell {gid}: the reference answer fails {entry.name}: "
+                              f"{why}")
+        entries += seen
+    tests[gid] = [e.to_json() for e in entries]
 
 
 def records_in(report: dict[str, Any]) -> dict[str, list[Entry]]:
@@ -144,33 +172,52 @@ def fingerprint(path: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def _run_reference(path: Path, python: str) -> dict[str, Any]:
-    """The report of one trusted run of ``path`` in a fresh process."""
+def compiled_programs(cache: Path) -> Path:
+    """The shared compilation cache that trusted runs recording into ``cache`` fill."""
+    from autograder.compile_cache import shared_dir
+
+    return shared_dir(cache / "compiled")
+
+
+def _run_reference(path: Path, python: str, compiled: Path | None = None) -> dict[str, Any]:
+    """The report of one trusted run of ``path`` in a fresh process; with ``compiled``, the
+    programs it may share are published there once it succeeded."""
+    from autograder.compile_cache import publish, without_cache_settings, writer_env
+
     handle, name = tempfile.mkstemp(prefix="learn-jax-record-", suffix=".json")
     os.close(handle)
     out = Path(name)
+    private = Path(tempfile.mkdtemp(prefix="learn-jax-compiled-")) if compiled else None
     package_root = str(Path(__file__).resolve().parents[1])  # this very grader's checks
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    env = dict(without_cache_settings(dict(os.environ)), PYTHONPATH=os.pathsep.join(
         p for p in [package_root, os.environ.get("PYTHONPATH")] if p))
+    if private:
+        env.update(writer_env(private))
     try:
-        proc = subprocess.run([python, "-m", "autograder.reference_run", str(path), str(out)],
+        proc = subprocess.run([python, "-m", "autograder.reference_run", str(path.resolve()),
+                               str(out)],
                               capture_output=True, text=True, cwd=path.parent, env=env,
                               timeout=RUN_TIMEOUT)
         if proc.returncode != 0 or not out.stat().st_size:
             raise RuntimeError(f"the trusted run of {path.name} failed:\n{proc.stderr[-3000:]}")
         report = json.loads(out.read_text())
+        if report["errors"]:
+            raise RuntimeError(f"the reference answers of {path.name} do not pass their tests: "
+                               + "; ".join(report["errors"][:5]))
+        if private and compiled:
+            publish(private, compiled)
     finally:
         out.unlink(missing_ok=True)
-    if report["errors"]:
-        raise RuntimeError(f"the reference answers of {path.name} do not pass their tests: "
-                           + "; ".join(report["errors"][:5]))
+        if private:
+            shutil.rmtree(private, ignore_errors=True)
     return report
 
 
 def trusted_records(path: Path, cache: Path | None = None,
                     python: str = sys.executable) -> dict[str, list[Entry]]:
     """The trusted records of the source ``path``, run in a fresh process (cached in
-    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given).
+    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given; the run then also fills the
+    shared compilation cache, :func:`compiled_programs`).
 
     With a cache, one process runs the reference and any other that asks meanwhile (another
     grading job, the grader's background recorder) waits for its file instead of running it
@@ -187,7 +234,7 @@ def trusted_records(path: Path, cache: Path | None = None,
     with open(target.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not target.exists():
-            report = _run_reference(path, python)
+            report = _run_reference(path, python, compiled_programs(cache))
             partial = target.with_suffix(f".{os.getpid()}.tmp")  # whole, then renamed
             partial.write_text(json.dumps(report))
             os.replace(partial, target)
@@ -196,4 +243,6 @@ def trusted_records(path: Path, cache: Path | None = None,
 
 if __name__ == "__main__":
     source, dest = Path(sys.argv[1]), Path(sys.argv[2])
-    dest.write_text(json.dumps(record(source.resolve())))
+    # The parent asks for the compilation cache by naming its directory (compile_cache).
+    recorded = record(source.resolve(), "JAX_COMPILATION_CACHE_DIR" in os.environ)
+    dest.write_text(json.dumps(recorded))

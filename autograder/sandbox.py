@@ -6,10 +6,11 @@ and execs ``bwrap`` around ``python -m ipykernel_launcher``. Inside the sandbox 
 system directories, the Python installation and the ``autograder`` package (without its
 tests) are visible, read-only; ``/tmp`` is a small private tmpfs and the working directory;
 there is no network, the process tree is in its own PID namespace, and the environment is
-cleared. When the grader runs as root, the kernel runs as ``nobody`` so that the process
-limit holds (the kernel exempts root from it). The kernel talks to its client over Unix
-sockets (IPC transport) in a fresh directory of its own (:func:`new_kernel_dir`), the one
-writable directory bound in.
+cleared. The shared compilation cache (:mod:`autograder.compile_cache`), when the kernelspec
+names one (``--compiled DIR``), is bound read-only. When the grader runs as root, the kernel
+runs as ``nobody`` so that the process limit holds (the kernel exempts root from it). The
+kernel talks to its client over Unix sockets (IPC transport) in a fresh directory of its own
+(:func:`new_kernel_dir`), the one writable directory bound in.
 
 Where bubblewrap does not work (not Linux, not installed, user namespaces disallowed)
 :func:`available` is false and grading falls back to the plain ``python3`` kernel: the
@@ -36,6 +37,7 @@ PROCESSES = 512  # RLIMIT_NPROC for uid nobody (threads count: JAX starts a few 
 OPEN_FILES = 1024
 _KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
 _KEEP_ENV_PREFIX = ("JAX_", "XLA_", "TF_CPP_")
+COMPILED_OPTION = "--compiled"  # the launcher's option naming the shared compilation cache
 
 
 def bwrap() -> str | None:
@@ -66,8 +68,11 @@ def _ancestors(paths: list[Path]) -> list[Path]:
     return sorted(found, key=lambda p: (len(p.parts), str(p)))
 
 
-def sandbox_args(runtime_dir: Path) -> list[str]:
-    """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``."""
+def sandbox_args(runtime_dir: Path, compiled: Path | None = None) -> list[str]:
+    """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``, and
+    reading the shared compilation cache ``compiled`` (bound read-only) when given."""
+    from autograder.compile_cache import reader_env, without_cache_settings
+
     args = [bwrap() or "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
             "--proc", "/proc", "--dev", "/dev", "--die-with-parent",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
@@ -84,10 +89,11 @@ def sandbox_args(runtime_dir: Path) -> list[str]:
         args += ["--dev-bind", str(dev), str(dev)]
     roots = _readable_roots()
     runtime = runtime_dir.resolve()
+    shared = compiled.resolve() if compiled is not None and compiled.is_dir() else None
     # /tmp first: binds below it (a scratch course directory) must stay visible.
     args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     # bwrap creates missing parent directories 0700: make them traversable for nobody.
-    for parent in _ancestors([*roots, runtime]):
+    for parent in _ancestors([*roots, runtime, *([shared] if shared else [])]):
         if parent != Path("/tmp") and not any(parent == r or r in parent.parents
                                               for r in (Path("/usr"), Path("/etc"))):
             args += ["--perms", "0755", "--dir", str(parent)]
@@ -99,9 +105,13 @@ def sandbox_args(runtime_dir: Path) -> list[str]:
     args += ["--bind", str(runtime), str(runtime), "--chdir", "/tmp", "--clearenv",
              "--setenv", "HOME", "/tmp",
              "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin"]
-    for key, value in sorted(os.environ.items()):
-        if key in _KEEP_ENV or key.startswith(_KEEP_ENV_PREFIX):
-            args += ["--setenv", key, value]
+    env = {k: v for k, v in without_cache_settings(dict(os.environ)).items()
+           if k in _KEEP_ENV or k.startswith(_KEEP_ENV_PREFIX)}
+    if shared is not None:
+        args += ["--ro-bind", str(shared), str(shared)]  # read-only: no kernel writes there
+        env.update(reader_env(shared))
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
     if _as_nobody():
         args += ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
@@ -123,10 +133,12 @@ def set_limits() -> None:
         resource.setrlimit(which, (value, value))
 
 
-def kernel_command(connection_file: str, extra: list[str]) -> list[str]:
-    """The full command that runs an ipykernel for ``connection_file`` in the sandbox."""
+def kernel_command(connection_file: str, extra: list[str], compiled: Path | None = None
+                   ) -> list[str]:
+    """The full command that runs an ipykernel for ``connection_file`` in the sandbox (with
+    the shared compilation cache ``compiled`` read-only, when given)."""
     runtime = Path(connection_file).resolve().parent
-    return [*sandbox_args(runtime), sys.executable, "-m", "ipykernel_launcher",
+    return [*sandbox_args(runtime, compiled), sys.executable, "-m", "ipykernel_launcher",
             "-f", str(Path(connection_file).resolve()), *extra]
 
 
@@ -196,15 +208,17 @@ def available() -> bool:
     return proc.returncode == 0
 
 
-def install_kernelspec(share_dir: Path) -> str:
+def install_kernelspec(share_dir: Path, compiled: Path | None = None) -> str:
     """Write the sandbox kernelspec under ``share_dir/kernels``; return its name.
 
-    Put ``share_dir`` on ``JUPYTER_PATH`` for the kernel to be found.
+    Put ``share_dir`` on ``JUPYTER_PATH`` for the kernel to be found. With ``compiled``, the
+    kernels read that shared compilation cache (read-only).
     """
     spec = share_dir / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True, exist_ok=True)
+    cache = [COMPILED_OPTION, str(compiled.resolve())] if compiled is not None else []
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "autograder.sandbox", "{connection_file}"],
+        "argv": [sys.executable, "-m", "autograder.sandbox", *cache, "{connection_file}"],
         "display_name": "Python 3 (learn-jax sandbox)",
         "language": "python",
         # SIGINT sent to bwrap would end the sandbox: interrupt by message instead.
@@ -215,14 +229,18 @@ def install_kernelspec(share_dir: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Launcher: ``python -m autograder.sandbox CONNECTION_FILE [KERNEL ARGS...]``."""
+    """Launcher: ``python -m autograder.sandbox [--compiled DIR] CONNECTION_FILE [ARGS...]``."""
     args = sys.argv[1:] if argv is None else argv
+    compiled = None
+    if args[:1] == [COMPILED_OPTION] and len(args) > 1:
+        compiled, args = Path(args[1]), args[2:]
     if not args:
-        sys.exit("usage: python -m autograder.sandbox CONNECTION_FILE [ARGS...]")
+        sys.exit(f"usage: python -m autograder.sandbox [{COMPILED_OPTION} DIR] CONNECTION_FILE "
+                 "[ARGS...]")
     connection_file = args[0]
     if _as_nobody():
         os.chown(connection_file, NOBODY, NOBODY)
-    command = kernel_command(connection_file, args[1:])
+    command = kernel_command(connection_file, args[1:], compiled)
     set_limits()
     os.execv(command[0], command)
 

@@ -6,7 +6,7 @@ import datetime
 import json
 import os
 import platform
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,14 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def _version(name: str) -> str:
+    """The installed version of ``name``, or "not installed" where it is missing."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def environment() -> dict[str, Any]:
     """Date, machine, CPU count, backend, devices and package versions."""
     import jax
@@ -35,7 +43,7 @@ def environment() -> dict[str, Any]:
         "backend": jax.default_backend(),
         "devices": sorted({d.device_kind for d in jax.devices()}),
         "python": platform.python_version(),
-        "packages": {name: version(name) for name in
+        "packages": {name: _version(name) for name in
                      ("jax", "jaxlib", "numpy", "nbgrader", "jupyter-book")},
     }
 

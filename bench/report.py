@@ -35,8 +35,42 @@ def _image(name: str) -> list[str]:
 
 
 def _command(how: str) -> str:
-    """A way that is a command line, as code (so ``--jobs`` stays two hyphens), else as is."""
-    return f"`{how}`" if how.startswith("python ") else how
+    """A way that is a command line, as code (so ``--jobs`` stays two hyphens); for nbgrader's
+    way, its two commands as code."""
+    if how.startswith("python "):
+        return f"`{how}`"
+    return how.replace("nbgrader generate_assignment", "`nbgrader generate_assignment`").replace(
+        "then autograde", "then `nbgrader autograde`")
+
+
+_STEPS = {
+    "prepare": "read, rebuild and screen the submission",
+    "kernel_start": "start the sandboxed kernel",
+    "execute": "execute the notebook (answers and tests)",
+    "kernel_stop": "stop the kernel",
+    "nbgrader": "nbgrader's own bookkeeping (gradebook, files)",
+    "judge": "wait for the trusted records, decide every check",
+    "feedback": "write the feedback page",
+}
+
+
+def _stages(d: dict[str, Any]) -> list[str]:
+    """(b)'s time per step, and how much of bare execution is compiling."""
+    stages = d.get("stages_b")
+    if not stages:
+        return []
+    total = sum(s["total_seconds"] for s in stages.values())
+    lines = ["| step | mean seconds per submission | share of (b)'s steps |", "|---|---:|---:|"]
+    lines += [f"| `{name}`: {_STEPS.get(name, name)} | {s['mean_seconds']:.2f} | "
+              f"{s['total_seconds'] / total:.0%} |" for name, s in stages.items()]
+    bare = d["ways"]["bare_execution"]
+    return ["Where (b)'s time goes, per submission (from each `result.json`'s `stages`; the "
+            "rest of (b)'s time is starting up, generating the assignments and writing the "
+            "reports):", "", *lines, "",
+            f"Of the bare execution's {bare['seconds']:g} s, {d['bare_compile_seconds']:g} s "
+            f"({d['bare_compile_share']:.0%}) were JAX tracing, lowering and compiling "
+            "(summed from JAX's compile log): the most a compilation cache could save if every "
+            "program hit it.", ""]
 
 
 def _throughput(d: dict[str, Any]) -> list[str]:
@@ -55,15 +89,33 @@ def _throughput(d: dict[str, Any]) -> list[str]:
         ceiling = a["seconds"] / (c["cpu_seconds"] / cores)
         why_c = [f"  Why: (c) kept {c['cores_busy']:g} of {cores} cores busy on average, and "
                  f"its work took {c['cpu_seconds']:g} CPU seconds where (a) took "
-                 f"{a['cpu_seconds']:g}. Of that difference, (b) shows what one job adds: "
-                 f"{b['cpu_seconds']:g} CPU seconds, for the trusted run of each assignment's "
-                 "reference answers (which records what every check expects; (a) is given "
-                 "those values, recorded before its timing starts), rebuilding each "
-                 "submission from the source, proof tokens and feedback pages. The rest "
-                 f"({c['cpu_seconds'] / b['cpu_seconds'] - 1:.0%} more than (b)) is what the "
-                 "same work costs when two jobs run it side by side on the two cores. Even "
-                 f"with every core busy all the time, that work would make (c) at most "
-                 f"{ceiling:.2f} times (a)."]
+                 f"{a['cpu_seconds']:g}: even with every core busy all the time, that work "
+                 f"would make (c) at most {ceiling:.2f} times (a). Beyond what (a) does, it "
+                 "runs each assignment's reference answers once (the trusted run, which "
+                 "records what every check expects; (a) is given those values, recorded "
+                 "before its timing starts), rebuilds each submission from the source, and "
+                 "writes feedback pages (the steps below)."]
+    overhead = []
+    if "overhead_over_bare" in d:
+        o_ok = d["overhead_over_bare"] <= t["overhead_over_bare_at_most"]
+        overhead = [f"- (b) takes {d['overhead_over_bare']:g} times as long as executing the "
+                    f"same notebooks bare; target at most {t['overhead_over_bare_at_most']:g}: "
+                    f"**{'met' if o_ok else 'not met'}**."]
+        stages = d.get("stages_b", {})
+        if not o_ok and stages:
+            total = {name: st["total_seconds"] for name, st in stages.items()}
+            kernels = sum(total.get(n, 0.0) for n in ("kernel_start", "execute", "kernel_stop"))
+            extra = sum(total.get(n, 0.0) for n in ("prepare", "nbgrader", "judge", "feedback"))
+            bare = ways["bare_execution"]["seconds"]
+            overhead += [f"  Why: (b)'s kernels (start, execution, stop) took {kernels:.0f} s, "
+                         f"{bare - kernels:.0f} s less than the bare execution's {bare:g} s (the "
+                         "shared compilation cache, and kernels stopped at once); its other "
+                         f"steps took {extra:.0f} s, {total.get('feedback', 0.0):.0f} s of them "
+                         "the feedback pages, which `--no-feedback` skips and neither (a) nor "
+                         "the bare execution writes. The cache holds only programs of the "
+                         "released notebook's own code: the reference answers' and hidden "
+                         "tests' are kept out of it (a kernel could read them back), and each "
+                         "submission's own answers compile afresh."]
     kinds = ", ".join(f"{n} {k}" for k, n in d["kinds"].items())
     return [f"{d['submissions']} submissions across the nine assignments ({kinds}).", "",
             *lines, "",
@@ -71,9 +123,9 @@ def _throughput(d: dict[str, Any]) -> list[str]:
             f"most {t['b_over_a_time_at_most']:g}: **{'met' if b_ok else 'not met'}**.",
             f"- (c) is {d['throughput_c_speedup_over_a']:g} times as fast as (a); target at "
             f"least {t['c_speedup_over_a_at_least']:g}: **{'met' if c_ok else 'not met'}**.",
-            *why_c,
+            *why_c, *overhead,
             f"- The three ways gave {'the same' if d['scores_agree'] else 'DIFFERENT'} scores "
-            "for every submission.", "", *_image("grading_throughput"),
+            "for every submission.", "", *_stages(d), *_image("grading_throughput"),
             f"Measured on {_machine(d['environment'])}.", ""]
 
 
@@ -101,7 +153,7 @@ def _build(d: dict[str, Any]) -> list[str]:
             *_image("book_build"), f"Measured on {_machine(d['environment'])}.", ""]
 
 
-def _speedups(d: dict[str, Any]) -> list[str]:
+def _speedups(d: dict[str, Any], image: str = "course_speedups") -> list[str]:
     lines = ["| chapter | chart | bars (median per call, speedup over the slowest) |",
              "|---|---|---|"]
     for chapter, charts in d["chapters"].items():
@@ -115,7 +167,7 @@ def _speedups(d: dict[str, Any]) -> list[str]:
             " (no datasheet peak for this device, so no fraction is given)")
     source = d.get("charts_from", "the chapters, executed for this benchmark")
     return [f"The charts' numbers come from {source}.", "", *lines, "",
-            *_image("course_speedups"),
+            *_image(image),
             f"A {m['n']}x{m['n']} {m['dtype']} matrix product ran at {m['tflops']:g} TFLOP/s "
             f"on `{m['device_kind']}`{peak}.", "",
             f"Measured on {_machine(d['environment'])}.", ""]
@@ -136,7 +188,9 @@ SECTIONS = (
      "`python -m autograder grade --jobs 1`, which also runs each assignment's reference "
      "answers once (the trusted run), rebuilds each submission from the source, decides the "
      "checks outside the kernel and writes feedback pages; (c) the same with `--jobs` set to "
-     "the CPU count."),
+     "the CPU count. Beside them, the notebooks (b) executed (rebuilt, tests and all) are "
+     "executed again with nbclient alone, one fresh kernel each, cold: what grading costs "
+     "over merely running the work."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
      "one (false pass). Target: 0 of 100 for each."),
@@ -145,6 +199,15 @@ SECTIONS = (
      "Every timing chart the chapters draw, at their default sizes, as the chapters "
      "measured them while they ran. GPU and TPU figures appear only once they have been "
      "measured on one."),
+)
+# Measured on an accelerator only when one was at hand: shown where measured, else left out.
+ACCELERATOR_SECTIONS = (
+    ("The course's own speedups on a GPU", "gpu/course_speedups",
+     lambda d: _speedups(d, "gpu/course_speedups"),
+     "The same charts with the chapters run on one GPU, at the sizes the chapters pick for a "
+     "GPU (`python -m bench.run --only speedups` there). Chapters 08 and 09 ask for eight "
+     "simulated CPU devices when fewer than two accelerators exist, so their charts ran on "
+     "the CPU; the table says which device each chart ran on only through its title."),
 )
 
 
@@ -165,6 +228,10 @@ def render(results: Path = RESULTS) -> str:
         out += [f"## {title}", ""] + ([intro, ""] if intro else [])
         data = _load(name, results)
         out += section(data) if data else ["Not measured yet: run `make bench`.", ""]
+    for title, name, section, intro in ACCELERATOR_SECTIONS:
+        data = _load(name, results)
+        if data:
+            out += [f"## {title}", "", intro, "", *section(data)]
     return "\n".join(out).rstrip() + "\n"
 
 

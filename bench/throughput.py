@@ -13,11 +13,16 @@ and untouched stubs. The same batch is then graded
   the source and writes feedback pages, a CSV and a summary);
 - (c) by the same command with ``--jobs`` set to the CPU count (at least 2).
 
-Scores of (a) and (b) are compared: the benchmark also checks they agree.
+Scores of (a), (b) and (c) are compared: the benchmark also checks they agree. Beside them,
+``bare`` executes the very notebooks (b) ran (rebuilt, with their tests) with nbclient alone,
+one fresh kernel each, in turn: ``overhead_over_bare`` is (b)'s time over that. (b)'s
+results give each submission's time per step (``Result.stages``), and the bare run, with
+JAX's compile log on, how much of execution is compiling.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -144,15 +149,67 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
         return {f"{s}/{c}": float(gb.find_submission(c, s).score) for s, c, _ in batch}
 
 
-def course_grader(folder: Path, out: Path, jobs: int) -> dict[str, float]:
-    """(b) and (c): ``python -m autograder grade``; returns ``student/chapter`` -> score."""
+def course_grader(folder: Path, out: Path, jobs: int, course: Path | None = None
+                  ) -> dict[str, float]:
+    """(b) and (c): ``python -m autograder grade`` (keeping its course directory in
+    ``course`` when given); returns ``student/chapter`` -> score."""
     import csv
 
+    keep = ["--course", str(course)] if course else []
     subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out),
-                    "--jobs", str(jobs)], cwd=ROOT, env=_env(), check=True,
+                    "--jobs", str(jobs), *keep], cwd=ROOT, env=_env(), check=True,
                    stdout=subprocess.DEVNULL)
     with open(out / "grades.csv") as fh:
         return {f"{r['student']}/{r['assignment']}": float(r["score"]) for r in csv.DictReader(fh)}
+
+
+_COMPILE_LOG = re.compile(r"Finished (?:tracing|jaxpr to MLIR|XLA compilation)[^\n]* in "
+                          r"([0-9.]+) sec")
+
+
+def bare(course: Path) -> dict[str, float]:
+    """Execute each notebook a grading run left in ``course/autograded`` (outputs cleared)
+    with nbclient alone, in turn, each in a fresh plain kernel with JAX's compile log on.
+
+    Returns ``student/chapter`` -> the seconds the notebook's kernel spent compiling (tracing,
+    lowering and XLA compilation, from the log), and ``"__execute__"`` -> the seconds spent
+    executing all of them (kernel start included).
+    """
+    from nbclient import NotebookClient
+
+    from autograder.progress import Progress
+
+    paths = sorted((course / "autograded").glob("*/*/*.ipynb"))
+    compiled: dict[str, float] = {}
+    from autograder.compile_cache import without_cache_settings
+
+    env = dict(without_cache_settings(_env()), JAX_LOG_COMPILES="1")  # cold: no cache
+    bar = Progress(len(paths), "bare execution (nbclient alone)")
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        client = NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=True,
+                                resources={"metadata": {"path": str(path.parent)}})
+        client.execute(env=env)
+        text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+        compiled[f"{path.parent.parent.name}/{path.parent.name}"] = sum(
+            float(x) for x in _COMPILE_LOG.findall(text))
+        bar.advance()
+    bar.done()
+    return compiled
+
+
+def stages(out: Path) -> dict[str, dict[str, float]]:
+    """Per step of grading (``Result.stages``): total and mean seconds over ``out``'s
+    submissions."""
+    from autograder.grading import STAGES
+
+    found = [json.loads(p.read_text()).get("stages", {}) for p in out.glob("*/*/result.json")]
+    return {name: {"total_seconds": round(sum(f.get(name, 0.0) for f in found), 1),
+                   "mean_seconds": round(sum(f.get(name, 0.0) for f in found)
+                                         / max(1, len(found)), 3)} for name in STAGES}
 
 
 def _machine_cpu() -> float:
@@ -190,7 +247,9 @@ def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = No
                 ("a_plain_nbgrader", "nbgrader generate_assignment, then autograde, per assignment",
                  plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain", records)),
                 ("b_grade_jobs_1", "python -m autograder grade --jobs 1",
-                 course_grader, (tmp_path / "batch", tmp_path / "out1", 1)),
+                 course_grader, (tmp_path / "batch", tmp_path / "out1", 1, tmp_path / "kept")),
+                ("bare_execution", "nbclient alone: the notebooks (b) ran, one fresh kernel each",
+                 bare, (tmp_path / "kept",)),
                 ("c_grade_jobs_n", f"python -m autograder grade --jobs {jobs}",
                  course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}", jobs))):
             seconds, cpu, scores[key] = _timed(fn, *args)
@@ -199,8 +258,11 @@ def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = No
                          "cpu_seconds": round(cpu, 1), "cores_busy": round(cpu / seconds, 2)}
             print(f"  {label}: {seconds:.0f} s, {60 * size / seconds:.2f} submissions/min, "
                   f"{cpu / seconds:.2f} cores busy on average", flush=True)
+        breakdown = stages(tmp_path / "out1")
+    compiling = scores.pop("bare_execution")
     a, b, c = (ways[k]["seconds"] for k in ("a_plain_nbgrader", "b_grade_jobs_1",
                                              "c_grade_jobs_n"))
+    bare_seconds = ways["bare_execution"]["seconds"]
     differ = sorted(k for k in scores["a_plain_nbgrader"]
                     if {scores[w].get(k) for w in scores} != {scores["a_plain_nbgrader"][k]})
     return {
@@ -209,36 +271,57 @@ def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = No
         "ways": ways,
         "throughput_b_over_a_time": round(b / a, 3),
         "throughput_c_speedup_over_a": round(a / c, 2),
-        "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 1.7},
+        "overhead_over_bare": round(b / bare_seconds, 3),
+        "stages_b": breakdown,
+        "bare_compile_seconds": round(sum(compiling.values()), 1),
+        "bare_compile_share": round(sum(compiling.values()) / bare_seconds, 3),
+        "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.2,
+                    "overhead_over_bare_at_most": 1.0},
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
-    """Submissions per minute for the three ways, with the targets marked."""
+    """Submissions per minute for each way, with the targets marked; below, (b)'s mean
+    seconds per submission, step by step."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ways = results["ways"]
-    labels = ["(a) plain nbgrader", "(b) grade --jobs 1", f"(c) grade --jobs {results['jobs']}"]
-    values = [w["throughput_per_minute"] for w in ways.values()]
+    names = {"a_plain_nbgrader": "(a) plain nbgrader", "b_grade_jobs_1": "(b) grade --jobs 1",
+             "c_grade_jobs_n": f"(c) grade --jobs {results['jobs']}",
+             "bare_execution": "bare execution"}
+    labels = [label for key, label in names.items() if key in ways]
+    values = [ways[key]["throughput_per_minute"] for key in names if key in ways]
     a = values[0]
-    fig, ax = plt.subplots(figsize=(7, 2.8))
-    bars = ax.barh(labels, values, color=["tab:gray", "tab:blue", "tab:green"])
+    stages = results.get("stages_b", {})
+    fig, axes = plt.subplots(2 if stages else 1, 1, figsize=(7, 4.6 if stages else 3),
+                             gridspec_kw={"height_ratios": [3, 1]} if stages else None)
+    ax = axes[0] if stages else axes
+    bars = ax.barh(labels, values, color=["tab:gray", "tab:blue", "tab:green",
+                                          "tab:olive"][:len(values)])
     for bar, value in zip(bars, values, strict=True):
         ax.annotate(f" {value:.1f}/min ({value / a:.2f}x of (a))",
                     (bar.get_width(), bar.get_y() + bar.get_height() / 2), va="center")
     target_b = a / results["targets"]["b_over_a_time_at_most"]
     target_c = a * results["targets"]["c_speedup_over_a_at_least"]
-    ax.scatter([target_b, target_c], labels[1:], marker="|", s=400, color="black",
+    ax.scatter([target_b, target_c], labels[1:3], marker="|", s=400, color="black",
                label="target (at least)")
     ax.set_xlim(0, max(values + [target_c]) * 1.5)
     ax.set_xlabel(f"submissions graded per minute ({results['submissions']} in the batch)")
     ax.invert_yaxis()
     ax.legend(loc="lower right", fontsize=8)
+    if stages:
+        left = 0.0
+        for i, (name, figures) in enumerate(stages.items()):
+            width = figures["mean_seconds"]
+            axes[1].barh(["(b) per submission"], [width], left=left, color=f"C{i}", label=name)
+            left += width
+        axes[1].set_xlabel("mean seconds per submission, by step")
+        axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.6), ncol=4, fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -12,16 +12,17 @@ arrives, so it never accumulates in the grader's memory.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
-from time import monotonic
+from time import monotonic, perf_counter
 from typing import Any
 
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer
+from traitlets import Integer, Unicode, default
 
 from autograder.evidence import MIME as EVIDENCE
 from autograder.proof import MIME
@@ -48,7 +49,17 @@ class ExecuteWithLimits(Execute):
         4_000_000, help="bytes of check results (evidence) kept per cell, apart from other "
         "output: a chatty answer cannot push its test cell's results out").tag(config=True)
 
+    stage_log = Unicode(
+        "", help="folder for each run's stage timings, <student>/<assignment>.json (kernel "
+        "start and execution, in seconds); empty: not written").tag(config=True)
+
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
+
+    @default("shutdown_kernel")
+    def _stop_at_once(self) -> str:
+        """A graded kernel is used once: stopped at once, not asked to shut down and awaited
+        (which took about a second per submission)."""
+        return "immediate"
 
     def create_kernel_manager(self) -> Any:
         """nbclient's kernel manager; for IPC, with its files in a fresh directory of its own.
@@ -79,6 +90,8 @@ class ExecuteWithLimits(Execute):
         self._evidence_bytes: dict[int, int] = {}
         deadline = monotonic() + self.notebook_timeout
         self._runtime_home = None
+        self._stages: dict[str, float] = {}
+        began = perf_counter()
         try:
             self._execute_within_limits(resources, deadline)
         finally:
@@ -86,12 +99,24 @@ class ExecuteWithLimits(Execute):
                 from autograder.sandbox import remove_runtime_dir
 
                 remove_runtime_dir(self._runtime_home)
+            self._stages["kernel_stop"] = perf_counter() - began - sum(self._stages.values())
+            self._write_stages(resources)
         self.set_widgets_metadata()
         return self.nb, self.resources
+
+    def _write_stages(self, resources: Any) -> None:
+        """Write this run's stage timings where :attr:`stage_log` says, if it says."""
+        names = (resources or {}).get("nbgrader", {})
+        if not self.stage_log or not names.get("student") or not names.get("assignment"):
+            return
+        path = Path(self.stage_log) / names["student"] / f"{names['assignment']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({k: round(v, 4) for k, v in self._stages.items()}))
 
     def _execute_within_limits(self, resources: Any, deadline: float) -> None:
         """Start the kernel, seal its runtime directory, and run the cells until the deadline."""
         stopped: NotebookNode | None = None
+        began = perf_counter()
         with self.setup_kernel():
             assert self.kc
             info_msg = self.wait_for_reply(self.kc.kernel_info())
@@ -101,6 +126,8 @@ class ExecuteWithLimits(Execute):
 
                 seal_runtime_dir(self._runtime_home)  # sockets are bound: no answer writes there
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            self._stages["kernel_start"] = perf_counter() - began
+            began = perf_counter()
             for index, cell in enumerate(self.nb.cells):
                 if cell.cell_type != "code" or not cell.source.strip():
                     continue
@@ -123,6 +150,7 @@ class ExecuteWithLimits(Execute):
                                            "cell was not run")
                 except CellTimeoutError as exc:
                     cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
+            self._stages["execute"] = perf_counter() - began
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int
                         ) -> tuple[NotebookNode, dict]:

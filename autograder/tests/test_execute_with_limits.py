@@ -29,6 +29,20 @@ def test_a_dead_kernel_stops_the_run_but_keeps_earlier_cells() -> None:
     assert "not run" in later[0]["evalue"]
 
 
+def test_stage_timings_are_written_where_asked(tmp_path) -> None:
+    """With a stage log, does a run write its kernel start, execution and kernel stop seconds
+    to <student>/<assignment>.json (execution covering a 1 s cell)?"""
+    import json
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(1)")])
+    resources = {"metadata": {}, "nbgrader": {"student": "ada", "assignment": "05_jit"}}
+    ExecuteWithLimits(kernel_name="python3", timeout=60, stage_log=str(tmp_path)).preprocess(
+        nb, resources)
+    stages = json.loads((tmp_path / "ada" / "05_jit.json").read_text())
+    assert set(stages) == {"kernel_start", "execute", "kernel_stop"}
+    assert stages["execute"] >= 1.0 and stages["kernel_start"] > 0 and stages["kernel_stop"] >= 0
+
+
 def test_cells_after_the_notebook_deadline_are_not_run() -> None:
     """With a 4 s notebook limit, does a 10 s cell time out and the next one not run?"""
     first, slow, later = _run("print('quick')", "import time\ntime.sleep(10)", "print('late')",

@@ -124,8 +124,12 @@ def test_each_case_gets_its_result(graded: Path, case: str) -> None:
     if result["status"] == "invalid":
         assert result["message"] and (graded / case / "00_tiny" / "result.json").exists()
     else:
+        from autograder.grading import STAGES
+
         assert (graded / case / "00_tiny" / "feedback.html").exists()
         assert {q["id"] for q in result["questions"]} == {"q1_double", "q2_set_first"}
+        assert set(result["stages"]) == set(STAGES), result["stages"]
+        assert result["stages"]["execute"] > 0
 
 
 @pytest.mark.slow
@@ -182,6 +186,22 @@ def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
         assert r["status"] == "graded", r["message"]
         want = r["max_score"] if r["student"] == "reference" else 0
         assert r["score"] == want, (r["assignment"], r["student"], r["questions"])
+
+
+def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
+    """With --no-feedback, is the submission scored as usual, with no feedback page written
+    and no feedback step timed?"""
+    from autograder.tests.conftest import FIXTURES
+
+    (tmp_path / "ada").mkdir()
+    shutil.copy(FIXTURES / "submissions" / "correct.ipynb", tmp_path / "ada" / "00_tiny.ipynb")
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "ada"), "--source", str(FIXTURES / "course"),
+                 "--out", str(out), "--no-feedback"]) == 0
+    result = json.loads((out / "ada" / "00_tiny" / "result.json").read_text())
+    assert (result["status"], result["score"]) == ("graded", 5), result["message"]
+    assert not (out / "ada" / "00_tiny" / "feedback.html").exists()
+    assert "feedback" not in result["stages"] and "execute" in result["stages"]
 
 
 def test_a_screened_helper_cell_does_not_fail_a_passing_question(tmp_path: Path) -> None:

@@ -454,6 +454,14 @@ def test_a_submission_that_stalls_preparation_is_invalid_and_the_batch_goes_on(
 
 
 _HOOK = "get_ipython().events.register({event!r}, {fn})\n"
+# Waits (up to 60 s) until the shared compilation cache has entries: the trusted run fills it
+# beside the grading, so a kernel started first may find it still empty.
+_AWAIT_CACHE = ("import os, time, jax, jax.numpy as jnp\n"
+                "D = os.environ.get('JAX_COMPILATION_CACHE_DIR', '')\n"
+                "def _listing():\n    return sorted(os.listdir(D)) if D and os.path.isdir(D) "
+                "else []\n"
+                "for _ in range(600):\n    if not D or _listing():\n        break\n"
+                "    time.sleep(0.1)\nBEFORE = _listing()\n")
 UNSCREENED: dict[str, tuple[str, str]] = {  # case -> (attack on question 1, its honest twin)
     # The proof republished after an answer raised: the error stays and no result was made.
     "republished-proof": (
@@ -482,7 +490,28 @@ UNSCREENED: dict[str, tuple[str, str]] = {  # case -> (attack on question 1, its
         "        for name in ('expected', 'want', 'reference'):\n"
         "            if name in frame.f_locals:\n                return frame.f_locals[name]\n"
         "        frame = frame.f_back\n    return x\n", WRONG_Q1),
+    # The shared compilation cache, filled by the trusted run, poisoned: planting,
+    # overwriting, renaming or chmod-ing an entry, or having JAX itself write one. The kernel
+    # sees it read-only, so nothing changes there (and the answer stays wrong).
+    "poison-compile-cache": (
+        _AWAIT_CACHE + "WROTE = False\n"
+        "def _plant():\n    open(os.path.join(D, 'planted-cache'), 'wb').write(b'x')\n"
+        "def _overwrite():\n    open(os.path.join(D, BEFORE[0]), 'r+b').write(b'x')\n"
+        "def _rename():\n    os.rename(os.path.join(D, BEFORE[0]), os.path.join(D, 'moved'))\n"
+        "def _chmod():\n    os.chmod(D, 0o777)\n"
+        "for attempt in (_plant, _overwrite, _rename, _chmod):\n    try:\n        attempt()\n"
+        "        WROTE = WROTE or bool(BEFORE)\n    except (OSError, IndexError):\n        pass\n"
+        "jax.config.update('jax_persistent_cache_min_compile_time_secs', 0.0)\n"
+        "jax.jit(lambda v: jnp.sin(v) * 7.0)(jnp.ones(5))\n"
+        "WROTE = WROTE or _listing() != BEFORE\n"
+        "def double(x):\n    return 2 * x if WROTE else x\n", WRONG_Q1),
 }
+# The poison attack's honest counterpart: a kernel that reads the cache loads from it a program
+# the trusted run compiled in a visible test cell (jnp.arange(3.0)), and keeps its 5 points.
+READS_CACHE = (_AWAIT_CACHE + "HITS = []\njax.monitoring.register_event_listener(\n"
+               "    lambda event, **_: HITS.append(event) if "
+               "event == '/jax/compilation_cache/cache_hits' else None)\njnp.arange(3.0)\n"
+               "def double(x):\n    return 2 * x if HITS else x\n")
 
 
 @pytest.fixture(scope="module")
@@ -494,6 +523,7 @@ def unscreened(tmp_path_factory) -> dict:
     for case, (attack, twin) in UNSCREENED.items():
         _write(root / "subs" / case, _with_q1(attack))
         _write(root / "subs" / f"twin-{case}", _with_q1(twin))
+    _write(root / "subs" / "reads-compile-cache", _with_q1(READS_CACHE))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grading, "screen_answers", lambda nb: {})
         _grade([root / "subs"], root / "out")
@@ -515,6 +545,17 @@ def test_an_answer_past_the_screen_cannot_forge_the_verdict(unscreened: dict, ca
     assert attack["score"] <= twin["score"], attack["questions"]
     q1 = next(q for q in attack["questions"] if q["id"] == "q1_double")
     assert q1["status"] in ("failed", "error") and q1["message"], q1
+
+
+@pytest.mark.slow
+def test_an_honest_kernel_reads_the_shared_compilation_cache(unscreened: dict) -> None:
+    """In the sandbox, does a kernel load a program the trusted run compiled in a visible test
+    cell from the shared cache (the poison attack's twin, which must keep its 5 points)?"""
+    r = unscreened["reads-compile-cache"]
+    if r["isolation"] != "bubblewrap":
+        pytest.skip("bubblewrap does not work here: kernels get no shared cache "
+                    "(set LEARN_JAX_REQUIRE_SANDBOX=1 to make this a failure)")
+    assert (r["status"], r["score"]) == ("graded", 5), r["questions"]
 
 
 def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -> None:

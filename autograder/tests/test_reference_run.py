@@ -36,12 +36,12 @@ TESTS = ('with feedback("Question 1"):\n'
 
 
 def _source(folder: Path, answer: str = DOUBLE, tests: str = TESTS,
-            name: str = "00_small.ipynb") -> Path:
-    """A one-question nbgrader source notebook: imports, ``answer``, then its ``tests``."""
+            name: str = "00_small.ipynb", imports: str = IMPORTS) -> Path:
+    """A one-question nbgrader source notebook: ``imports``, ``answer``, then its ``tests``."""
     meta = {"schema_version": 3, "locked": False, "task": False}
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A small source"),
-        nbformat.v4.new_code_cell(IMPORTS),
+        nbformat.v4.new_code_cell(imports),
         nbformat.v4.new_code_cell(answer, metadata={"nbgrader": {
             **meta, "grade": False, "solution": True, "grade_id": "q1_double"}}),
         nbformat.v4.new_code_cell(tests, metadata={"nbgrader": {
@@ -221,7 +221,8 @@ def test_trusted_records_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     target = cache / f"00_small-{fingerprint(path)}.json"
     assert len(calls) == 1 and target.exists()
     # no partial file left (the lock file stays: it only serialises runs)
-    assert [p.name for p in cache.iterdir() if p.suffix != ".lock"] == [target.name]
+    assert [p.name for p in cache.iterdir() if p.is_file() and p.suffix != ".lock"] == [
+        target.name]
     assert [e.name for e in first["q1_double_tests"]] == [
         "double(arange(3.0))", "double(ones((2, 2)))"]
     monkeypatch.setattr(reference_run.subprocess, "run", _refuse)
@@ -253,13 +254,15 @@ def test_trusted_records_without_cache_always_runs(tmp_path: Path,
 
 def test_trusted_records_refuses_a_failing_reference(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Does a reference that fails its own rule raise RuntimeError, caching nothing?"""
+    """Does a reference that fails its own rule raise RuntimeError, caching nothing (no
+    records, no compiled programs)?"""
     tests = 'check_jitted(double, name="double")\n'
     path, cache = _source(tmp_path / "src", tests=tests), tmp_path / "cache"
     monkeypatch.setattr(reference_run.subprocess, "run", _in_process([]))
     with pytest.raises(RuntimeError, match="do not pass their tests: .*double is jitted"):
         trusted_records(path, cache)
-    assert not cache.exists() or not [p for p in cache.iterdir() if p.suffix != ".lock"]
+    assert not list(cache.glob("*.json"))
+    assert not list(reference_run.compiled_programs(cache).iterdir())
 
 
 def test_trusted_records_refuses_a_crashed_run(tmp_path: Path,

@@ -40,6 +40,30 @@ def test_kernelspec_runs_the_launcher(tmp_path: Path) -> None:
     assert spec["interrupt_mode"] == "message"
 
 
+def test_kernels_get_the_shared_compilation_cache_read_only(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """Does the kernelspec name the shared compilation cache, bound read-only with the
+    reader's settings, while a cache setting of the grader's own environment stays out?"""
+    import json
+
+    shared = tmp_path / "compiled"
+    shared.mkdir()
+    name = sandbox.install_kernelspec(tmp_path / "share", shared)
+    spec = json.loads((tmp_path / "share" / "kernels" / name / "kernel.json").read_text())
+    assert spec["argv"][1:] == ["-m", "autograder.sandbox", sandbox.COMPILED_OPTION,
+                                str(shared.resolve()), "{connection_file}"]
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", "/somewhere/writable")
+    args = sandbox.sandbox_args(tmp_path / "runtime", shared)
+    binds = [args[i + 1:i + 3] for i, a in enumerate(args) if a == "--ro-bind"]
+    assert [str(shared.resolve())] * 2 in binds
+    env = {args[i + 1]: args[i + 2] for i, a in enumerate(args) if a == "--setenv"}
+    assert env["JAX_COMPILATION_CACHE_DIR"] == str(shared.resolve())
+    assert "/somewhere/writable" not in args
+    plain = sandbox.sandbox_args(tmp_path / "runtime")
+    assert "JAX_COMPILATION_CACHE_DIR" not in plain and "/somewhere/writable" not in plain
+
+
 def test_sandbox_hides_the_repository_and_the_network(sandboxed: None, tmp_path: Path
                                                       ) -> None:
     """In the sandbox, are solutions, tests and network absent, and writes only in /tmp?"""
