@@ -42,24 +42,22 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 def backend_label() -> str:
     """The backend kernels will use, without importing JAX: ``cpu``, ``gpu`` or ``tpu``.
 
-    ``JAX_PLATFORMS`` decides where it is set; else a CUDA or ROCm plugin with an NVIDIA or
-    AMD device node means ``gpu``, a TPU device node ``tpu``.
+    ``JAX_PLATFORMS`` decides where it is set; else an accelerator found by
+    :func:`autograder.runtime.accelerator_count` with JAX's CUDA or ROCm plugin installed
+    means ``gpu``, with libtpu ``tpu``.
     """
+    from autograder.runtime import accelerator_count
+
     forced = os.environ.get("JAX_PLATFORMS", "").split(",")[0].strip().lower()
     if forced:
         return "gpu" if forced in ("cuda", "rocm", "gpu") else forced
-    try:
-        nodes = os.listdir("/dev")
-    except OSError:
-        nodes = []
-    plugins = {d.metadata["Name"].lower() for d in md.distributions()
-               if d.metadata["Name"] and "jax" in d.metadata["Name"].lower()}
-    if any(n.startswith(("nvidia", "kfd")) for n in nodes) and any(
-            "cuda" in p or "rocm" in p for p in plugins):
+    if not accelerator_count():
+        return "cpu"
+    plugins = " ".join(d.metadata["Name"].lower() for d in md.distributions()
+                       if d.metadata["Name"])
+    if "cuda" in plugins or "rocm" in plugins:
         return "gpu"
-    if any(n.startswith(("accel", "vfio")) for n in nodes) and "libtpu" in " ".join(plugins):
-        return "tpu"
-    return "cpu"
+    return "tpu" if "libtpu" in plugins else "cpu"
 
 
 def label() -> str:
@@ -96,10 +94,8 @@ def reader_env(shared: Path) -> dict[str, str]:
 def writer_env(private: Path) -> dict[str, str]:
     """The settings of a trusted run that records into ``private``: JAX starts with writing
     off; :func:`recording` turns it on once its filter is in place."""
-    return {"JAX_COMPILATION_CACHE_DIR": str(private),
-            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "1e9",
-            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
-            "JAX_PERSISTENT_CACHE_ENABLE_XLA_CACHES": "none"}
+    return {"JAX_COMPILATION_CACHE_DIR": str(private), **READER_SETTINGS,
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
 
 
 def publish(private: Path, shared: Path) -> int:

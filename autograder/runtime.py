@@ -24,7 +24,7 @@ def use_simulated_cpu_devices(count: int = 8) -> bool:
             "JAX is already imported, so XLA will not see new flags. Restart the kernel and "
             "run this cell first."
         )
-    if _accelerator_count() >= 2:
+    if accelerator_count() >= 2:
         return False
     flag = f"--xla_force_host_platform_device_count={count}"
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
@@ -37,7 +37,7 @@ def use_simulated_cpu_devices(count: int = 8) -> bool:
     return True
 
 
-def _accelerator_count() -> int:
+def accelerator_count() -> int:
     """Count GPUs/TPU chips without importing JAX (cheap probes only)."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
