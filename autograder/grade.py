@@ -96,13 +96,13 @@ def _job_started(scratch: Path) -> None:
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
-                  source: Path, limits: Limits, feedback: bool) -> Result:
+                  source: Path, limits: Limits, records: Path, feedback: bool) -> Result:
     """Grade one submission in a pool process, in that process's own copy of the course."""
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
-        clone_course(template, course, limits, compiled_programs(scratch / "records"))
-    return grade_one(sub, course, gradebook_url(course), out, source, limits,
-                     scratch / "records", feedback)
+        clone_course(template, course, limits, compiled_programs(records))
+    return grade_one(sub, course, gradebook_url(course), out, source, limits, records,
+                     feedback)
 
 
 
@@ -133,6 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds one notebook may run (default: %(default)s)")
     parser.add_argument("--no-feedback", dest="feedback", action="store_false",
                         help="write no feedback pages (faster; scores and reports as usual)")
+    parser.add_argument("--reference-cache", type=Path, metavar="DIR",
+                        help="keep the trusted runs of the reference answers (their records, "
+                             "and the compiled programs kernels share) in DIR, and reuse them "
+                             "in later runs while the source, JAX and the grader are the same")
     add_common_arguments(parser)
 
 
@@ -145,6 +149,9 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
         return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
     if args.jobs < 1:
         return "--jobs must be at least 1"
+    cache = args.reference_cache
+    if cache and cache.exists() and not cache.is_dir():
+        return f"--reference-cache {cache} is not a folder"
     return ""
 
 
@@ -170,7 +177,7 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(1) as recorder:
         course_root = args.course or Path(tmp) / "course"
-        records = Path(tmp) / "records"
+        records = (args.reference_cache or Path(tmp) / "records").resolve()
         compiled = compiled_programs(records)  # filled by the trusted runs, read by kernels
         # The trusted runs of the reference answers go on beside the grading (a grading job
         # waits for an assignment's records only when it decides that assignment's checks).
@@ -199,7 +206,8 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             make_course(template, names, limits=limits, source=args.source, compiled=compiled)
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
-                                   args.source, limits, args.feedback) for sub in todo]
+                                   args.source, limits, records, args.feedback)
+                       for sub in todo]
             for fut in concurrent.futures.as_completed(futures):
                 results.append(fut.result())
                 progress.advance()

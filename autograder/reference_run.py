@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import io
 import json
@@ -158,9 +159,29 @@ def records_in(report: dict[str, Any]) -> dict[str, list[Entry]]:
             for gid, entries in report["tests"].items()}
 
 
+def code_digest(package: Path) -> str:
+    """A digest of the Python files of ``package``, its ``tests/`` left out."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if not relative.startswith("tests/"):
+            digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def grader_digest() -> str:
+    """The digest of the grader's own code (this package): records kept across runs
+    (``grade --reference-cache``) are made again when it changes."""
+    return code_digest(Path(__file__).resolve().parent)
+
+
 def fingerprint(path: Path) -> str:
-    """What the records of ``path`` depend on: its bytes, JAX, jaxlib and the platform."""
+    """What the records of ``path`` depend on: its bytes, Python, JAX, jaxlib, NumPy, the
+    backend kernels use and the grader's code."""
     import importlib.metadata as md
+
+    from autograder.compile_cache import backend_label
 
     parts = [hashlib.sha256(path.read_bytes()).hexdigest(), sys.version.split()[0]]
     for dist in ("jax", "jaxlib", "numpy"):
@@ -168,7 +189,7 @@ def fingerprint(path: Path) -> str:
             parts.append(f"{dist}={md.version(dist)}")
         except md.PackageNotFoundError:
             parts.append(f"{dist}=none")
-    parts.append(os.environ.get("JAX_PLATFORMS", ""))
+    parts += [os.environ.get("JAX_PLATFORMS", ""), backend_label(), grader_digest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 

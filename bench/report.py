@@ -91,10 +91,11 @@ def _throughput(d: dict[str, Any]) -> list[str]:
                  f"its work took {c['cpu_seconds']:g} CPU seconds where (a) took "
                  f"{a['cpu_seconds']:g}: even with every core busy all the time, that work "
                  f"would make (c) at most {ceiling:.2f} times (a). Beyond what (a) does, it "
-                 "runs each assignment's reference answers once (the trusted run, which "
-                 "records what every check expects; (a) is given those values, recorded "
-                 "before its timing starts), rebuilds each submission from the source, and "
-                 "writes feedback pages (the steps below)."]
+                 + ("" if "trusted_runs" in d else
+                    "runs each assignment's reference answers once (the trusted run; (a) is "
+                    "given the values it records before its timing starts), ")
+                 + "rebuilds each submission from the source, starts each kernel in a "
+                 "sandbox, and writes feedback pages (the steps below)."]
     overhead = []
     if "overhead_over_bare" in d:
         o_ok = d["overhead_over_bare"] <= t["overhead_over_bare_at_most"]
@@ -117,8 +118,14 @@ def _throughput(d: dict[str, Any]) -> list[str]:
                          "tests' are kept out of it (a kernel could read them back), and each "
                          "submission's own answers compile afresh."]
     kinds = ", ".join(f"{n} {k}" for k, n in d["kinds"].items())
+    trusted = d.get("trusted_runs")
+    before = [f"Before the three ways, the trusted runs of the {trusted['chapters']} "
+              f"assignments' reference answers ({trusted['at_a_time']} at a time) took "
+              f"{trusted['seconds']:g} s. A course's first grading run pays that once; later "
+              "runs, and every way here, reuse them (`grade --reference-cache DIR`).", ""
+              ] if trusted else []
     return [f"{d['submissions']} submissions across the nine assignments ({kinds}).", "",
-            *lines, "",
+            *before, *lines, "",
             f"- (b) takes {d['throughput_b_over_a_time']:g} times as long as (a); target at "
             f"most {t['b_over_a_time_at_most']:g}: **{'met' if b_ok else 'not met'}**.",
             f"- (c) is {d['throughput_c_speedup_over_a']:g} times as fast as (a); target at "
@@ -185,12 +192,12 @@ SECTIONS = (
      "(`nbgrader generate_assignment`, then `nbgrader autograde <assignment>`, which grades "
      "the assignment's submissions in turn; one command of each per assignment), its sources "
      "given every check's expected value so that its kernels decide the same checks; (b) "
-     "`python -m autograder grade --jobs 1`, which also runs each assignment's reference "
-     "answers once (the trusted run), rebuilds each submission from the source, decides the "
-     "checks outside the kernel and writes feedback pages; (c) the same with `--jobs` set to "
-     "the CPU count. Beside them, the notebooks (b) executed (rebuilt, tests and all) are "
-     "executed again with nbclient alone, one fresh kernel each, cold: what grading costs "
-     "over merely running the work."),
+     "`python -m autograder grade --jobs 1`, which takes the expected values from the trusted "
+     "runs of the reference answers, rebuilds each submission from the source, runs it in a "
+     "sandbox, decides the checks outside the kernel and writes feedback pages; (c) the same "
+     "with `--jobs` set to the CPU count. Beside them, the notebooks (b) executed (rebuilt, "
+     "tests and all) are executed again with nbclient alone, one fresh kernel each, cold: "
+     "what grading costs over merely running the work."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
      "one (false pass). Target: 0 of 100 for each."),

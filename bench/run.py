@@ -24,7 +24,7 @@ NAMES = ("throughput", "fidelity", "build", "speedups")
 
 def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
     data = (throughput.run(size=2, chapters=["02_pure_functions"]) if tiny
-            else throughput.run(size=40))
+            else throughput.run())
     throughput.plot(data, out / "grading_throughput.png")
     t = data["targets"]
     print(f"  (b)/(a) time {data['throughput_b_over_a_time']} (target <= "

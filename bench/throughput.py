@@ -13,6 +13,11 @@ and untouched stubs. The same batch is then graded
   the source and writes feedback pages, a CSV and a summary);
 - (c) by the same command with ``--jobs`` set to the CPU count (at least 2).
 
+The trusted runs of the reference answers come first, once, timed apart: (a)'s sources take
+their expected values from them, and (b) and (c) read them (``--reference-cache``), as a
+course's every grading run after its first does. The default batch, 36, is each chapter with
+each kind of answer once.
+
 Scores of (a), (b) and (c) are compared: the benchmark also checks they agree. Beside them,
 ``bare`` executes the very notebooks (b) ran (rebuilt, with their tests) with nbclient alone,
 one fresh kernel each, in turn: ``overhead_over_bare`` is (b)'s time over that. (b)'s
@@ -149,16 +154,36 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
         return {f"{s}/{c}": float(gb.find_submission(c, s).score) for s, c, _ in batch}
 
 
-def course_grader(folder: Path, out: Path, jobs: int, course: Path | None = None
-                  ) -> dict[str, float]:
-    """(b) and (c): ``python -m autograder grade`` (keeping its course directory in
-    ``course`` when given); returns ``student/chapter`` -> score."""
+def trusted_runs(chapters: list[str], cache: Path, jobs: int) -> dict[str, dict]:
+    """The trusted run of each chapter's source, ``jobs`` at a time, kept in ``cache`` (as
+    ``grade --reference-cache`` keeps them, with the compiled programs kernels share);
+    returns chapter -> its records."""
+    import concurrent.futures
+
+    from autograder.progress import Progress
+    from autograder.reference_run import trusted_records
+
+    bar = Progress(len(chapters), "trusted runs of the reference answers")
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # each run is its own process
+        futures = {c: pool.submit(trusted_records, ROOT / "solutions" / f"{c}.ipynb", cache)
+                   for c in chapters}
+        for _ in concurrent.futures.as_completed(futures.values()):
+            bar.advance()
+    bar.done()
+    return {c: fut.result() for c, fut in futures.items()}
+
+
+def course_grader(folder: Path, out: Path, jobs: int, reference: Path,
+                  course: Path | None = None) -> dict[str, float]:
+    """(b) and (c): ``python -m autograder grade`` with the trusted runs kept in ``reference``
+    (keeping its course directory in ``course`` when given); returns ``student/chapter`` ->
+    score."""
     import csv
 
     keep = ["--course", str(course)] if course else []
     subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out),
-                    "--jobs", str(jobs), *keep], cwd=ROOT, env=_env(), check=True,
-                   stdout=subprocess.DEVNULL)
+                    "--jobs", str(jobs), "--reference-cache", str(reference), *keep],
+                   cwd=ROOT, env=_env(), check=True, stdout=subprocess.DEVNULL)
     with open(out / "grades.csv") as fh:
         return {f"{r['student']}/{r['assignment']}": float(r["score"]) for r in csv.DictReader(fh)}
 
@@ -230,28 +255,35 @@ def _timed(fn: Any, *args: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - start, _machine_cpu() - cpu, value
 
 
-def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = None
+def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = None
         ) -> dict[str, Any]:
-    """Grade one batch of ``size`` submissions three ways; submissions per minute for each."""
+    """Grade one batch of ``size`` submissions three ways; submissions per minute for each.
+
+    The trusted runs of the reference answers go first, once (timed on their own): every way
+    uses their records, as a course's later grading runs reuse them (``--reference-cache``).
+    """
     jobs = jobs or max(2, os.cpu_count() or 2)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         tmp_path = Path(tmp)
         batch = make_batch(tmp_path / "batch", size, chapters)
-        from autograder.reference_run import trusted_records
-
-        records = {c: trusted_records(ROOT / "solutions" / f"{c}.ipynb")
-                   for c in sorted({chapter for _, chapter, _ in batch})}
+        reference = tmp_path / "reference"
+        trusted_seconds, _, records = _timed(
+            trusted_runs, sorted({chapter for _, chapter, _ in batch}), reference, jobs)
+        print(f"  trusted runs: {trusted_seconds:.0f} s, {jobs} at a time", flush=True)
         ways: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for key, label, fn, args in (
                 ("a_plain_nbgrader", "nbgrader generate_assignment, then autograde, per assignment",
                  plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain", records)),
-                ("b_grade_jobs_1", "python -m autograder grade --jobs 1",
-                 course_grader, (tmp_path / "batch", tmp_path / "out1", 1, tmp_path / "kept")),
+                ("b_grade_jobs_1", "python -m autograder grade --jobs 1 --reference-cache DIR",
+                 course_grader, (tmp_path / "batch", tmp_path / "out1", 1, reference,
+                                 tmp_path / "kept")),
                 ("bare_execution", "nbclient alone: the notebooks (b) ran, one fresh kernel each",
                  bare, (tmp_path / "kept",)),
-                ("c_grade_jobs_n", f"python -m autograder grade --jobs {jobs}",
-                 course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}", jobs))):
+                ("c_grade_jobs_n",
+                 f"python -m autograder grade --jobs {jobs} --reference-cache DIR",
+                 course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}", jobs,
+                                 reference))):
             seconds, cpu, scores[key] = _timed(fn, *args)
             ways[key] = {"how": label, "seconds": round(seconds, 1),
                          "throughput_per_minute": round(60 * size / seconds, 2),
@@ -267,6 +299,8 @@ def run(size: int = 40, jobs: int | None = None, chapters: list[str] | None = No
                     if {scores[w].get(k) for w in scores} != {scores["a_plain_nbgrader"][k]})
     return {
         "submissions": size, "jobs": jobs,
+        "trusted_runs": {"chapters": len(records), "at_a_time": jobs,
+                         "seconds": round(trusted_seconds, 1)},
         "kinds": {kind: sum(k == kind for *_, k in batch) for kind in KINDS},
         "ways": ways,
         "throughput_b_over_a_time": round(b / a, 3),

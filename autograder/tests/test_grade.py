@@ -204,6 +204,39 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
     assert "feedback" not in result["stages"] and "execute" in result["stages"]
 
 
+def test_reference_cache_is_reused_by_the_next_run(tmp_path: Path) -> None:
+    """With --reference-cache, does a second grading run reuse the first run's trusted run
+    (its records untouched, no new one) and its compiled programs, and score the same?"""
+    from autograder.compile_cache import label
+    from autograder.tests.conftest import FIXTURES
+
+    (tmp_path / "ada").mkdir()
+    shutil.copy(FIXTURES / "submissions" / "correct.ipynb", tmp_path / "ada" / "00_tiny.ipynb")
+    cache = tmp_path / "reference"
+    args = ["grade", str(tmp_path / "ada"), "--source", str(FIXTURES / "course"),
+            "--no-feedback", "--reference-cache", str(cache)]
+    assert main([*args, "--out", str(tmp_path / "first")]) == 0
+    (kept,) = cache.glob("00_tiny-*.json")
+    when = kept.stat().st_mtime_ns
+    assert (cache / "compiled" / label()).is_dir()
+    assert main([*args, "--out", str(tmp_path / "second")]) == 0
+    assert list(cache.glob("00_tiny-*.json")) == [kept] and kept.stat().st_mtime_ns == when
+    for run in ("first", "second"):
+        result = json.loads((tmp_path / run / "ada" / "00_tiny" / "result.json").read_text())
+        assert (result["status"], result["score"]) == ("graded", 5), result["message"]
+
+
+def test_reference_cache_must_be_a_folder(tmp_path: Path, capsys) -> None:
+    """Is a --reference-cache that names a file a usage error (exit 2), the file kept?"""
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "00_tiny.ipynb").write_text("{}")
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    assert main(["grade", str(tmp_path / "ada"), "--out", str(tmp_path / "out"),
+                 "--reference-cache", str(taken)]) == 2
+    assert "is not a folder" in capsys.readouterr().err and taken.read_text() == "mine"
+
+
 def test_a_screened_helper_cell_does_not_fail_a_passing_question(tmp_path: Path) -> None:
     """Does a student's own cell that the screen stops leave a passing answer passed, noted?"""
     from autograder.tests.conftest import FIXTURES

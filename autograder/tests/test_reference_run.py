@@ -15,7 +15,9 @@ import pytest
 from autograder import reference_run
 from autograder.evidence import Entry, decode
 from autograder.reference_run import (
+    code_digest,
     fingerprint,
+    grader_digest,
     record,
     records_in,
     run_code,
@@ -177,6 +179,32 @@ def test_fingerprint_follows_the_bytes(tmp_path: Path) -> None:
     assert fingerprint(path) == first and len(first) == 24
     _source(tmp_path, answer="def double(x):\n    return x + x\n")
     assert fingerprint(path) != first
+
+
+def test_fingerprint_follows_the_backend_and_the_graders_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept across grading runs, are records made again when the kernels' backend or the
+    grader's own code changes (same notebook bytes)?"""
+    path = _source(tmp_path)
+    first = fingerprint(path)
+    monkeypatch.setattr("autograder.compile_cache.backend_label", lambda: "gpu")
+    on_gpu = fingerprint(path)
+    monkeypatch.setattr(reference_run, "grader_digest", lambda: "another grader")
+    assert len({first, on_gpu, fingerprint(path)}) == 3
+
+
+def test_code_digest_covers_the_package_but_not_its_tests(tmp_path: Path) -> None:
+    """Does the code digest change with a module of the package, and not with a test?"""
+    package = tmp_path / "autograder"
+    (package / "tests").mkdir(parents=True)
+    (package / "hints.py").write_text("X = 1\n")
+    (package / "tests" / "test_hints.py").write_text("Y = 1\n")
+    before = code_digest(package)
+    (package / "tests" / "test_hints.py").write_text("Y = 2\n")
+    assert code_digest(package) == before
+    (package / "hints.py").write_text("X = 2\n")
+    assert code_digest(package) != before
+    assert len(grader_digest()) == 64
 
 
 def _in_process(calls: list[list[str]]) -> Any:
