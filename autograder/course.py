@@ -53,6 +53,7 @@ c.Execute.kernel_name = {kernel!r}
 c.ExecuteWithLimits.notebook_timeout = {notebook_timeout}
 c.ExecuteWithLimits.max_output_bytes = {max_output}
 c.ExecuteWithLimits.stage_log = {stages!r}
+c.ExecuteWithLimits.prestart_kernel = {prestart!r}
 c.KernelManager.transport = {transport!r}
 # nbgrader's list, with Execute replaced by one with a notebook deadline and output budget.
 c.Autograde.autograde_preprocessors = [
@@ -145,7 +146,8 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
 
     limits = limits or Limits()
     kernel, transport = "python3", "tcp"
-    if isolation() == "bubblewrap":
+    sandboxed = isolation() == "bubblewrap"
+    if sandboxed:
         kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled)
         transport = "ipc"  # the sandbox has no network, not even loopback to the grader
         (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
@@ -153,7 +155,8 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
         _CONFIG.format(root=str(course.resolve()), course=COURSE_ID, db=db,
                        timeout=limits.cell_timeout, notebook_timeout=limits.notebook_timeout,
                        max_output=limits.max_output_bytes, kernel=kernel,
-                       transport=transport, stages=str(stage_log(course))))
+                       transport=transport, stages=str(stage_log(course)),
+                       prestart=sandboxed))
 
 
 def stage_log(course: Path) -> Path:

@@ -152,6 +152,12 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
     cache = args.reference_cache
     if cache and cache.exists() and not cache.is_dir():
         return f"--reference-cache {cache} is not a folder"
+    from autograder.sandbox import exposing_root
+
+    root = exposing_root(cache) if cache else None
+    if root is not None:  # its records hold every expected value
+        return (f"--reference-cache {cache} is inside {root}, which sandboxed kernels can "
+                "read: choose a folder outside it")
     return ""
 
 

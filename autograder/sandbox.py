@@ -61,6 +61,16 @@ def _readable_roots() -> list[Path]:
     return sorted(r for r in roots if r not in system and r != Path("/"))
 
 
+def exposing_root(path: Path) -> Path | None:
+    """The folder bound into every sandboxed kernel that holds ``path`` (so kernels can read
+    it), or None."""
+    target = path.resolve()
+    for root in [*_readable_roots(), Path("/usr"), Path("/etc")]:
+        if target == root or root in target.parents:
+            return root
+    return None
+
+
 def _ancestors(paths: list[Path]) -> list[Path]:
     found: set[Path] = set()
     for path in paths:

@@ -45,7 +45,7 @@ def _command(how: str) -> str:
 
 _STEPS = {
     "prepare": "read, rebuild and screen the submission",
-    "kernel_start": "start the sandboxed kernel",
+    "kernel_start": "start the sandboxed kernel (or wait for the one started ahead)",
     "execute": "execute the notebook (answers and tests)",
     "kernel_stop": "stop the kernel",
     "nbgrader": "nbgrader's own bookkeeping (gradebook, files)",
@@ -110,7 +110,8 @@ def _throughput(d: dict[str, Any]) -> list[str]:
             bare = ways["bare_execution"]["seconds"]
             overhead += [f"  Why: (b)'s kernels (start, execution, stop) took {kernels:.0f} s, "
                          f"{bare - kernels:.0f} s less than the bare execution's {bare:g} s (the "
-                         "shared compilation cache, and kernels stopped at once); its other "
+                         "shared compilation cache, kernels started ahead and stopped at once); "
+                         "its other "
                          f"steps took {extra:.0f} s, {total.get('feedback', 0.0):.0f} s of them "
                          "the feedback pages, which `--no-feedback` skips and neither (a) nor "
                          "the bare execution writes. The cache holds only programs of the "

@@ -8,21 +8,28 @@ and once the deadline has passed or the kernel has died it executes nothing more
 remaining code cells get an error output, so questions answered before keep their points.
 Each cell keeps at most ``max_output_bytes`` of output; later output is dropped as it
 arrives, so it never accumulates in the grader's memory.
+
+With ``prestart_kernel``, the kernel for the next notebook this process executes is started
+as soon as the current one has stopped, so that it boots while the grader finishes the
+submission (saving grades, deciding checks, writing feedback) instead of while the next one
+waits. Each notebook still gets a kernel nobody used before.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 from pathlib import Path
 from time import monotonic, perf_counter
 from typing import Any
 
+from jupyter_core.utils import run_sync
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, Unicode, default
+from traitlets import Bool, Integer, Unicode, default
 
 from autograder.evidence import MIME as EVIDENCE
 from autograder.proof import MIME
@@ -30,6 +37,25 @@ from autograder.proof import MIME
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"
 PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
+# kernel name -> a kernel started for the next notebook: its manager and runtime directory
+_SPARE: dict[str, tuple[Any, Path | None]] = {}
+
+
+def stop_spare_kernels() -> None:
+    """Stop every kernel started ahead and not used (when this process ends)."""
+    from autograder.sandbox import remove_runtime_dir
+
+    while _SPARE:
+        _, (km, home) = _SPARE.popitem()
+        try:
+            run_sync(km.shutdown_kernel)(now=True)
+        except Exception:  # noqa: BLE001 - already gone: nothing left to stop
+            pass
+        if home is not None:
+            remove_runtime_dir(home)
+
+
+atexit.register(stop_spare_kernels)
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
@@ -52,6 +78,11 @@ class ExecuteWithLimits(Execute):
     stage_log = Unicode(
         "", help="folder for each run's stage timings, <student>/<assignment>.json (kernel "
         "start and execution, in seconds); empty: not written").tag(config=True)
+
+    prestart_kernel = Bool(
+        False, help="start the next notebook's kernel as soon as this one's has stopped; only "
+        "for kernels that start alike whatever the notebook (the sandbox's start in an empty "
+        "folder of their own)").tag(config=True)
 
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
 
@@ -90,6 +121,8 @@ class ExecuteWithLimits(Execute):
         self._evidence_bytes: dict[int, int] = {}
         deadline = monotonic() + self.notebook_timeout
         self._runtime_home = None
+        if km is None:
+            self._adopt_spare()
         self._stages: dict[str, float] = {}
         began = perf_counter()
         try:
@@ -101,8 +134,52 @@ class ExecuteWithLimits(Execute):
                 remove_runtime_dir(self._runtime_home)
             self._stages["kernel_stop"] = perf_counter() - began - sum(self._stages.values())
             self._write_stages(resources)
+            if self.prestart_kernel and km is None:
+                self._start_spare()
         self.set_widgets_metadata()
         return self.nb, self.resources
+
+    def _adopt_spare(self) -> None:
+        """Use the kernel started ahead for this kernel name, if one is there and alive.
+
+        The manager is set after ``NotebookClient.__init__``, so this client still owns it
+        and stops it after the notebook, like a kernel it started itself.
+        """
+        spare = _SPARE.pop(self.kernel_name, None) if self.kernel_name else None
+        if spare is None:
+            return
+        km, home = spare
+        try:
+            alive = run_sync(km.is_alive)()
+        except Exception:  # noqa: BLE001 - a broken manager counts as a dead kernel
+            alive = False
+        if alive:
+            self.km, self._runtime_home = km, home
+            return
+        _SPARE[self.kernel_name] = spare
+        stop_spare_kernels()  # and start one the usual way
+
+    def _start_spare(self) -> None:
+        """Start the kernel for the next notebook this process executes (never fails the
+        current one: without a spare, the next notebook starts its kernel itself)."""
+        if not self.kernel_name or self.kernel_name in _SPARE:
+            return
+        self.km = self.kc = None
+        self._runtime_home = None
+        try:
+            km = self.create_kernel_manager()
+            home = self._runtime_home
+            self.start_new_kernel(cwd=str(home) if home is not None else None)
+        except Exception:  # noqa: BLE001
+            self.log.warning("could not start the next notebook's kernel ahead", exc_info=True)
+            if self._runtime_home is not None:
+                from autograder.sandbox import remove_runtime_dir
+
+                remove_runtime_dir(self._runtime_home)
+        else:
+            _SPARE[self.kernel_name] = (km, home)
+        finally:
+            self.km, self._runtime_home = None, None
 
     def _write_stages(self, resources: Any) -> None:
         """Write this run's stage timings where :attr:`stage_log` says, if it says."""

@@ -84,3 +84,19 @@ def test_sqlite_lock_excludes_a_second_holder(tmp_path: Path) -> None:
 def _hold(url: str) -> None:
     with gradebook_lock(url):
         pass
+
+
+@pytest.mark.parametrize("isolated", ["bubblewrap", "none"])
+def test_kernels_are_started_ahead_only_in_the_sandbox(tmp_path: Path, isolated: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does the course start each next kernel ahead only where kernels are sandboxed (they
+    start alike whatever the notebook; an unsandboxed kernel starts in its notebook's
+    folder)?"""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder import course
+
+    monkeypatch.setattr(course, "isolation", lambda: isolated)
+    course._write_config(tmp_path, "sqlite://")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    assert config.ExecuteWithLimits.prestart_kernel is (isolated == "bubblewrap")

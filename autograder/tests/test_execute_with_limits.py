@@ -74,3 +74,63 @@ def test_rich_outputs_and_proof_typed_floods_count_against_the_budget() -> None:
     assert any("output truncated" in o.get("text", "") for o in flood)
     assert sum("image/png" in o.get("data", {}) for o in images) == 5
     assert "output truncated" in images[-1]["text"]
+
+
+def _ahead(tmp_path, monkeypatch):
+    """A runner of one-cell notebooks with kernels started ahead, over IPC in ``tmp_path``
+    (as the sandboxed course runs them)."""
+    from traitlets.config import Config
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path))
+    config = Config()
+    config.KernelManager.transport = "ipc"
+
+    def run(source: str) -> list:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        ExecuteWithLimits(config=config, kernel_name="python3", timeout=60,
+                          prestart_kernel=True).preprocess(nb, {"metadata": {}})
+        return nb.cells[0].outputs
+    return run
+
+
+def test_the_next_kernel_is_started_ahead_and_is_fresh(tmp_path, monkeypatch) -> None:
+    """With prestart_kernel, is a kernel running for the next notebook once the first is done,
+    does the next notebook run in that very kernel, with nothing the first defined, and is
+    each used kernel's runtime directory removed (the last spare's when stopped)?"""
+    from jupyter_core.utils import run_sync
+
+    from autograder.preprocessors import execute_with_limits as ewl
+
+    run = _ahead(tmp_path, monkeypatch)
+    try:
+        run("secret = 42")
+        ((km, home),) = ewl._SPARE.values()
+        assert run_sync(km.is_alive)() and home.is_dir()
+        pid = km.provisioner.pid
+        outputs = run("import os\nprint(os.getpid(), 'secret' in dir())")
+        assert outputs[0]["text"].split() == [str(pid), "False"]
+        assert not home.exists()
+        ((_, following),) = ewl._SPARE.values()
+        assert following != home and following.is_dir()
+    finally:
+        ewl.stop_spare_kernels()
+    assert not ewl._SPARE and not list(tmp_path.glob("kernel-*"))
+
+
+def test_a_spare_kernel_that_died_is_replaced(tmp_path, monkeypatch) -> None:
+    """When the kernel started ahead has died meanwhile, does the next notebook start one of
+    its own and run as usual?"""
+    from jupyter_core.utils import run_sync
+
+    from autograder.preprocessors import execute_with_limits as ewl
+
+    run = _ahead(tmp_path, monkeypatch)
+    try:
+        run("pass")
+        ((km, _),) = ewl._SPARE.values()
+        run_sync(km.shutdown_kernel)(now=True)
+        outputs = run("print('ran')")
+        assert outputs[0]["text"] == "ran\n"
+    finally:
+        ewl.stop_spare_kernels()
+    assert not list(tmp_path.glob("kernel-*"))

@@ -227,7 +227,8 @@ def test_reference_cache_is_reused_by_the_next_run(tmp_path: Path) -> None:
 
 
 def test_reference_cache_must_be_a_folder(tmp_path: Path, capsys) -> None:
-    """Is a --reference-cache that names a file a usage error (exit 2), the file kept?"""
+    """Is a --reference-cache that names a file, or a folder inside what sandboxed kernels
+    can read (the package), a usage error (exit 2), nothing written?"""
     (tmp_path / "ada").mkdir()
     (tmp_path / "ada" / "00_tiny.ipynb").write_text("{}")
     taken = tmp_path / "notes.txt"
@@ -235,6 +236,11 @@ def test_reference_cache_must_be_a_folder(tmp_path: Path, capsys) -> None:
     assert main(["grade", str(tmp_path / "ada"), "--out", str(tmp_path / "out"),
                  "--reference-cache", str(taken)]) == 2
     assert "is not a folder" in capsys.readouterr().err and taken.read_text() == "mine"
+    inside = ROOT / "autograder" / "reference-cache"  # the package: every kernel reads it
+    assert main(["grade", str(tmp_path / "ada"), "--out", str(tmp_path / "out"),
+                 "--reference-cache", str(inside)]) == 2
+    assert "which sandboxed kernels can read" in capsys.readouterr().err
+    assert not inside.exists()
 
 
 def test_a_screened_helper_cell_does_not_fail_a_passing_question(tmp_path: Path) -> None:
