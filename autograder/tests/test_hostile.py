@@ -462,6 +462,31 @@ _AWAIT_CACHE = ("import os, time, jax, jax.numpy as jnp\n"
                 "else []\n"
                 "for _ in range(600):\n    if not D or _listing():\n        break\n"
                 "    time.sleep(0.1)\nBEFORE = _listing()\n")
+# Leftovers for the next kernel, which the grader starts as soon as this one stops: a marker
+# in every folder a kernel can write, and a detached process serving an abstract socket. The
+# planter answers question 1 right only when planting worked in its own kernel (so a 5 shows
+# the attack was armed); the reader, graded next, answers right only if it finds any of it.
+_MARKER = "left-by-the-last-kernel"
+PLANT_FOR_NEXT = (
+    "import os, socket, subprocess, sys, time\n"
+    "PLANTED = []\n"
+    "for folder in ('/tmp', '/dev/shm', os.getcwd()):\n    try:\n"
+    f"        open(os.path.join(folder, {_MARKER!r}), 'w').write('x')\n"
+    "        PLANTED.append(folder)\n    except OSError:\n        pass\n"
+    "SERVE = (\"import socket, time\\ns = socket.socket(socket.AF_UNIX)\\n\"\n"
+    f"         \"s.bind(chr(0) + {_MARKER!r})\\ns.listen()\\ntime.sleep(120)\\n\")\n"
+    "subprocess.Popen([sys.executable, '-c', SERVE], start_new_session=True)\n"
+    "for _ in range(50):\n    try:\n        probe = socket.socket(socket.AF_UNIX)\n"
+    f"        probe.connect(chr(0) + {_MARKER!r})\n        PLANTED.append('socket')\n"
+    "        break\n    except OSError:\n        time.sleep(0.1)\n"
+    "def double(x):\n    return 2 * x if {'/tmp', 'socket'} <= set(PLANTED) else x\n")
+READ_LEFTOVERS = (
+    "import os, socket\n"
+    "def _found():\n    for folder in ('/tmp', '/dev/shm', os.getcwd()):\n"
+    f"        if os.path.exists(os.path.join(folder, {_MARKER!r})):\n            return True\n"
+    "    try:\n        socket.socket(socket.AF_UNIX).connect(chr(0) + "
+    f"{_MARKER!r})\n        return True\n    except OSError:\n        return False\n"
+    "FOUND = _found()\ndef double(x):\n    return 2 * x if FOUND else x\n")
 UNSCREENED: dict[str, tuple[str, str]] = {  # case -> (attack on question 1, its honest twin)
     # The proof republished after an answer raised: the error stays and no result was made.
     "republished-proof": (
@@ -524,9 +549,16 @@ def unscreened(tmp_path_factory) -> dict:
         _write(root / "subs" / case, _with_q1(attack))
         _write(root / "subs" / f"twin-{case}", _with_q1(twin))
     _write(root / "subs" / "reads-compile-cache", _with_q1(READS_CACHE))
+    # graded one after the other (folders go in name order, one job)
+    _write(root / "subs" / "leftovers-plant", _with_q1(PLANT_FOR_NEXT))
+    _write(root / "subs" / "leftovers-read", _with_q1(READ_LEFTOVERS))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grading, "screen_answers", lambda nb: {})
-        _grade([root / "subs"], root / "out")
+        try:
+            _grade([root / "subs"], root / "out")
+        finally:  # unsandboxed, the planter wrote on this machine
+            for folder in ("/tmp", "/dev/shm"):
+                Path(folder, _MARKER).unlink(missing_ok=True)
     return {p.parent.parent.name: json.loads(p.read_text())
             for p in (root / "out").glob("*/*/result.json")}
 
@@ -545,6 +577,20 @@ def test_an_answer_past_the_screen_cannot_forge_the_verdict(unscreened: dict, ca
     assert attack["score"] <= twin["score"], attack["questions"]
     q1 = next(q for q in attack["questions"] if q["id"] == "q1_double")
     assert q1["status"] in ("failed", "error") and q1["message"], q1
+
+
+@pytest.mark.slow
+def test_the_next_kernel_finds_nothing_the_last_one_left(unscreened: dict) -> None:
+    """The grader starts each next kernel as soon as the last one stops: does a submission
+    that plants markers and a detached socket server (working in its own kernel, where it
+    uses /tmp, a subprocess and a socket and keeps its 5 points) leave nothing for the
+    submission graded right after it (which stays at 3)?"""
+    planter, reader = unscreened["leftovers-plant"], unscreened["leftovers-read"]
+    if planter["isolation"] != "bubblewrap":
+        pytest.skip("bubblewrap does not work here: unsandboxed kernels share the machine "
+                    "(set LEARN_JAX_REQUIRE_SANDBOX=1 to make this a failure)")
+    assert (planter["status"], planter["score"]) == ("graded", 5), planter["questions"]
+    assert (reader["status"], reader["score"]) == ("graded", 3), reader["questions"]
 
 
 @pytest.mark.slow

@@ -92,7 +92,8 @@ def test_feedback_installs_the_course_package_as_colab_does() -> None:
 
 def test_grade_all_shards_sandboxes_and_merges() -> None:
     """Does grade-all.yml run only by hand, enable user namespaces for bubblewrap, grade a
-    matrix of shards with --shard, check isolation, and merge with `autograder merge`?"""
+    matrix of shards with --shard (reusing the trusted runs from the Actions cache), check
+    isolation, and merge with `autograder merge`?"""
     text = GRADE_ALL.read_text()
     workflow = yaml.safe_load(text)
     assert set(workflow[True]) == {"workflow_dispatch"}  # YAML reads the key `on` as True
@@ -105,6 +106,12 @@ def test_grade_all_shards_sandboxes_and_merges() -> None:
     assert "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" in grade_runs
     assert "make setup sandbox-deps" in grade_runs
     assert any("autograder grade submissions" in r and "--shard" in r for r in grade_runs)
+    # The trusted runs come back from the Actions cache, restored before the shard grades.
+    (cached,) = [i for i, s in enumerate(jobs["grade"]["steps"])
+                 if s.get("uses", "").startswith("actions/cache@")]
+    (graded,) = [i for i, r in enumerate(grade_runs) if "--reference-cache" in r]
+    folder = jobs["grade"]["steps"][cached]["with"]["path"]
+    assert cached < graded and f"--reference-cache {folder}" in grade_runs[graded]
     merge_runs = "\n".join(s.get("run", "") for s in jobs["merge"]["steps"])
     assert "python -m autograder merge results-*" in merge_runs
     assert "--export canvas,moodle" in merge_runs and "GITHUB_STEP_SUMMARY" in merge_runs
