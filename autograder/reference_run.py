@@ -181,15 +181,14 @@ def fingerprint(path: Path) -> str:
     backend kernels use and the grader's code."""
     import importlib.metadata as md
 
-    from autograder.compile_cache import backend_label
+    from autograder.compile_cache import label  # JAX's and jaxlib's versions, the backend
 
-    parts = [hashlib.sha256(path.read_bytes()).hexdigest(), sys.version.split()[0]]
-    for dist in ("jax", "jaxlib", "numpy"):
-        try:
-            parts.append(f"{dist}={md.version(dist)}")
-        except md.PackageNotFoundError:
-            parts.append(f"{dist}=none")
-    parts += [os.environ.get("JAX_PLATFORMS", ""), backend_label(), grader_digest()]
+    try:
+        numpy = md.version("numpy")
+    except md.PackageNotFoundError:
+        numpy = "none"
+    parts = [hashlib.sha256(path.read_bytes()).hexdigest(), sys.version.split()[0], label(),
+             f"numpy={numpy}", os.environ.get("JAX_PLATFORMS", ""), grader_digest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 

@@ -41,18 +41,22 @@ PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the 
 _SPARE: dict[str, tuple[Any, Path | None]] = {}
 
 
-def stop_spare_kernels() -> None:
-    """Stop every kernel started ahead and not used (when this process ends)."""
+def _stop(km: Any, home: Path | None) -> None:
+    """Stop a kernel started ahead, and remove its runtime directory."""
     from autograder.sandbox import remove_runtime_dir
 
+    try:
+        run_sync(km.shutdown_kernel)(now=True)
+    except Exception:  # noqa: BLE001 - already gone: nothing left to stop
+        pass
+    if home is not None:
+        remove_runtime_dir(home)
+
+
+def stop_spare_kernels() -> None:
+    """Stop every kernel started ahead and not used (when this process ends)."""
     while _SPARE:
-        _, (km, home) = _SPARE.popitem()
-        try:
-            run_sync(km.shutdown_kernel)(now=True)
-        except Exception:  # noqa: BLE001 - already gone: nothing left to stop
-            pass
-        if home is not None:
-            remove_runtime_dir(home)
+        _stop(*_SPARE.popitem()[1])
 
 
 atexit.register(stop_spare_kernels)
@@ -155,9 +159,8 @@ class ExecuteWithLimits(Execute):
             alive = False
         if alive:
             self.km, self._runtime_home = km, home
-            return
-        _SPARE[self.kernel_name] = spare
-        stop_spare_kernels()  # and start one the usual way
+        else:
+            _stop(km, home)  # and start one the usual way
 
     def _start_spare(self) -> None:
         """Start the kernel for the next notebook this process executes (never fails the
@@ -172,10 +175,8 @@ class ExecuteWithLimits(Execute):
             self.start_new_kernel(cwd=str(home) if home is not None else None)
         except Exception:  # noqa: BLE001
             self.log.warning("could not start the next notebook's kernel ahead", exc_info=True)
-            if self._runtime_home is not None:
-                from autograder.sandbox import remove_runtime_dir
-
-                remove_runtime_dir(self._runtime_home)
+            if self.km is not None:
+                _stop(self.km, self._runtime_home)
         else:
             _SPARE[self.kernel_name] = (km, home)
         finally:
