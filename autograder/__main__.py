@@ -1,60 +1,8 @@
-"""Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``, ``fetch``
-and ``check``.
+"""``python -m autograder``: the course's command line (:mod:`autograder.grader.cli`)."""
 
-Each command's module is imported only when that command runs: a learner's ``check`` needs
-neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
-"""
-
-from __future__ import annotations
-
-import argparse
-import importlib
 import sys
 
-# command -> (module with add_arguments(parser) and run(args), help); release is built in.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "release": ("", "generate exercises/ from solutions/"),
-    "grade": ("autograder.grade", "grade submitted notebooks with nbgrader"),
-    "merge": ("autograder.merge", "combine the results of grading shards"),
-    "fetch": ("autograder.classroom_fetch",
-              "copy the notebooks of a GitHub Classroom assignment's repositories"),
-    "check": ("autograder.selfcheck",
-              "run released notebooks and report their visible checks (for learners)"),
-}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command ``argv`` names; return the exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(prog="python -m autograder",
-                                     description="Learn JAX course tools.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    chosen = next((a for a in argv if not a.startswith("-")), None)
-    for name, (module, help_text) in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        if name == "release":
-            command.add_argument("--check", action="store_true", help="exit 1 if a committed "
-                                 "exercise differs from what would be generated")
-        elif name == chosen:
-            importlib.import_module(module).add_arguments(command)
-    args = parser.parse_args(argv)
-
-    if args.command == "release":
-        from autograder.release import COURSE_FOLDERS, release
-
-        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS)
-        for line in report:
-            print(line)
-        if args.check:
-            if report:
-                print("Run `python -m autograder release` (or `make release`) and commit.")
-                return 1
-            print("exercises/ matches solutions/, and every set-up cell matches _config.yml.")
-        elif not report:
-            print("exercises/ already up to date.")
-        return 0
-    return importlib.import_module(COMMANDS[args.command][0]).run(args)
-
+from autograder.grader.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,7 +22,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.notebook import code_of, is_answer, nbgrader_meta, questions
+from autograder.core.notebook import code_of, is_answer, nbgrader_meta, questions
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "autograder" / "tests" / "wrong_answers"
@@ -85,8 +85,8 @@ def _record_timing_calls(ns: dict, tests: str, neutralise: bool) -> tuple[list, 
     ``neutralise`` the non-timing checks pass whatever they are given, so the slow answer's
     cell reaches its timing calls.
     """
-    import autograder.jax_checks as checks
-    import autograder.timing as timing
+    import autograder.kernel.jax_checks as checks
+    import autograder.kernel.timing as timing
 
     calls: list[tuple[tuple, dict]] = []
     patched = {(timing, "check_speedup"): lambda *a, **k: calls.append((a, k))}
@@ -109,7 +109,7 @@ def _record_timing_calls(ns: dict, tests: str, neutralise: bool) -> tuple[list, 
 
 def _replay(calls: list) -> tuple[bool, list[float]]:
     """One run of the question's timing test: every recorded call, through the real check."""
-    from autograder.timing import check_speedup
+    from autograder.kernel.timing import check_speedup
 
     passed, ratios = True, []
     for args, kwargs in calls:
@@ -171,8 +171,8 @@ def run(runs: int = 100, busy_cores: int | None = None,
     """Each timing question (default: all), idle then busy; results by condition, question."""
     import os
 
-    from autograder.progress import Progress
-    from autograder.timing import required_speedup
+    from autograder.grader.progress import Progress
+    from autograder.kernel.timing import required_speedup
 
     cases = cases or CASES
     cores = busy_cores or os.cpu_count() or 2

@@ -186,7 +186,7 @@ def _speedups(d: dict[str, Any], image: str = "course_speedups") -> list[str]:
 
 
 def _seconds(value: float) -> str:
-    from autograder.timing import format_seconds
+    from autograder.kernel.timing import format_seconds
 
     return format_seconds(value)
 

@@ -1,7 +1,7 @@
 """The course's own speedups: every timing chart the chapters draw, measured here.
 
 While a chapter runs with the environment variable ``LEARN_JAX_TIMINGS`` naming a file,
-``autograder.timing.plot_timings`` appends the numbers it plots to it, one JSON line per
+``autograder.kernel.timing.plot_timings`` appends the numbers it plots to it, one JSON line per
 chart, naming the cell that drew it. ``make bench`` sets it for its clean book build, which
 executes every chapter anyway, so the charts are collected there rather than by running the
 chapters a second time; :func:`run` executes the chapters itself when there is no such record
@@ -34,7 +34,7 @@ def matmul(n: int | None = None) -> dict[str, Any]:
     import jax
     import jax.numpy as jnp
 
-    from autograder.timing import time_call
+    from autograder.kernel.timing import time_call
 
     backend = jax.default_backend()
     n = n or (8192 if backend in ("gpu", "tpu") else 2048)
@@ -59,7 +59,7 @@ def _chapter_of_cell() -> dict[str, str]:
     """Cell fingerprint -> chapter, for every code cell of the chapters."""
     import nbformat
 
-    from autograder.timing import cell_digest
+    from autograder.kernel.timing import cell_digest
 
     owners: dict[str, str] = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
@@ -98,7 +98,7 @@ def execute(chapters: list[str], record: Path, parameters: dict[str, Any] | None
     from papermill.iorw import load_notebook_node
     from papermill.parameterize import parameterize_notebook
 
-    from autograder.progress import Progress
+    from autograder.grader.progress import Progress
 
     bar = Progress(len(chapters), "chapters executed for their timing charts")
     os.environ["LEARN_JAX_TIMINGS"] = str(record)

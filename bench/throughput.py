@@ -41,7 +41,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.notebook import code_of, is_answer, nbgrader_meta, questions
+from autograder.core.notebook import code_of, is_answer, nbgrader_meta, questions
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("correct", "partial", "wrong", "stub")
@@ -104,7 +104,7 @@ def source_deciding_alone(chapter: str, records: dict) -> nbformat.NotebookNode:
     test cell (hidden ones too), so that plain nbgrader's kernel can decide the checks by
     itself, as the course's grader decides them outside the kernel: same checks, same scores.
     """
-    from autograder.preprocessors import WriteExpectedValues
+    from autograder.grader.preprocessors import WriteExpectedValues
 
     nb = nbformat.read(ROOT / "solutions" / f"{chapter}.ipynb", as_version=4)
     nb, _ = WriteExpectedValues(records=records).preprocess(nb, {})
@@ -120,7 +120,7 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
     """
     from nbgrader.api import Gradebook
 
-    from autograder.progress import Progress
+    from autograder.grader.progress import Progress
 
     course.mkdir(parents=True)
     db = f"sqlite:///{course / 'gradebook.db'}"
@@ -160,8 +160,8 @@ def trusted_runs(chapters: list[str], cache: Path, jobs: int) -> dict[str, dict]
     returns chapter -> its records."""
     import concurrent.futures
 
-    from autograder.progress import Progress
-    from autograder.reference_run import trusted_records
+    from autograder.grader.progress import Progress
+    from autograder.grader.reference_run import trusted_records
 
     bar = Progress(len(chapters), "trusted runs of the reference answers")
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # each run is its own process
@@ -202,11 +202,11 @@ def bare(course: Path) -> dict[str, float]:
     """
     from nbclient import NotebookClient
 
-    from autograder.progress import Progress
+    from autograder.grader.progress import Progress
 
     paths = sorted((course / "autograded").glob("*/*/*.ipynb"))
     compiled: dict[str, float] = {}
-    from autograder.compile_cache import without_cache_settings
+    from autograder.grader.compile_cache import without_cache_settings
 
     env = dict(without_cache_settings(_env()), JAX_LOG_COMPILES="1")  # cold: no cache
     bar = Progress(len(paths), "bare execution (nbclient alone)")
@@ -229,7 +229,7 @@ def bare(course: Path) -> dict[str, float]:
 def stages(out: Path) -> dict[str, dict[str, float]]:
     """Per step of grading (``Result.stages``): total and mean seconds over ``out``'s
     submissions."""
-    from autograder.grading import STAGES
+    from autograder.grader.grading import STAGES
 
     found = [json.loads(p.read_text()).get("stages", {}) for p in out.glob("*/*/result.json")]
     return {name: {"total_seconds": round(sum(f.get(name, 0.0) for f in found), 1),

@@ -46,14 +46,15 @@ matplotlib.use("Agg")
 
 import nbformat  # noqa: E402
 
-from autograder import reference_run  # noqa: E402
-from autograder.evidence import Entry  # noqa: E402
-from autograder.hints import explain, first_line  # noqa: E402
-from autograder.judge import collecting, expecting  # noqa: E402
-from autograder.notebook import code_of, is_answer, nbgrader_meta, questions  # noqa: E402
-from autograder.reference_run import run_code, split_hidden  # noqa: E402
-from autograder.release import written_records  # noqa: E402
-from autograder.verdict import decide, record_of, reference_failure  # noqa: E402
+from autograder.core.decide import decide
+from autograder.core.evidence import Entry  # noqa: E402
+from autograder.core.notebook import code_of, is_answer, nbgrader_meta, questions  # noqa: E402
+from autograder.grader import reference_run  # noqa: E402
+from autograder.grader.reference_run import run_code, split_hidden  # noqa: E402
+from autograder.grader.release import written_records  # noqa: E402
+from autograder.grader.verdict import record_of, reference_failure  # noqa: E402
+from autograder.kernel.hints import explain, first_line  # noqa: E402
+from autograder.kernel.reporter import collecting, expecting  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "wrong_answers"
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"

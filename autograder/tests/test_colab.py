@@ -1,4 +1,4 @@
-"""Tests of autograder.colab and of the course on Google Colab's runtime.
+"""Tests of autograder.kernel.colab and of the course on Google Colab's runtime.
 
 The first tests check the set-up cell itself. The ones marked ``colab`` run the course on
 Colab's packages (``requirements-colab.txt``, built into ``.venv-colab/`` by ``make
@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from autograder import colab
+from autograder.kernel import colab
 from autograder.tests.harness_runs import harness_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,7 +169,7 @@ def test_chapter_runs_on_colab_stack(chapter: Path, colab_kernel_env: None) -> N
 
 @pytest.mark.colab
 def test_compat_on_colab_stack(colab_venv: Path) -> None:
-    """Do autograder.compat's shims (nested jaxprs, scoped x64, reshard, the tested range)
+    """Do autograder.kernel.compat's shims (nested jaxprs, scoped x64, reshard, the tested range)
     work on Colab's JAX, as they do on the pinned one?"""
     from autograder.tests import test_compat
 

@@ -1,4 +1,4 @@
-"""Tests of autograder.compat: the one place where JAX's versions differ."""
+"""Tests of autograder.kernel.compat: the one place where JAX's versions differ."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from autograder import compat
+from autograder.kernel import compat
 
 # No pytest here: test_colab.py runs these functions on Colab's packages too, which lack it.
 

@@ -1,4 +1,4 @@
-"""Tests of autograder.compile_cache: the compilation cache the trusted run fills and the
+"""Tests of autograder.grader.compile_cache: the compilation cache the trusted run fills and the
 sandboxed kernels only read."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import compile_cache
-from autograder.compile_cache import (
+from autograder.grader import compile_cache
+from autograder.grader.compile_cache import (
     label,
     publish,
     reader_env,
@@ -17,7 +17,7 @@ from autograder.compile_cache import (
     without_cache_settings,
     writer_env,
 )
-from autograder.reference_run import compiled_programs, secret_code, trusted_records
+from autograder.grader.reference_run import compiled_programs, secret_code, trusted_records
 from autograder.tests.test_reference_run import IMPORTS, _source
 
 SECRET = secret_code("05_jit")

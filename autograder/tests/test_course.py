@@ -1,4 +1,5 @@
-"""Tests of autograder.course: the gradebook of record, written by several graders at once."""
+"""Tests of autograder.grader.course: the gradebook of record, written by several graders at
+once."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course import gradebook_lock, record_grades
-from autograder.grading import QuestionResult, Result
+from autograder.grader.course import gradebook_lock, record_grades
+from autograder.grader.result import QuestionResult, Result
 from autograder.tests.conftest import FIXTURES, fresh_database
 
 SOURCE = FIXTURES / "course"
@@ -94,7 +95,7 @@ def test_kernels_are_started_ahead_only_in_the_sandbox(tmp_path: Path, isolated:
     folder)?"""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder import course
+    from autograder.grader import course
 
     monkeypatch.setattr(course, "isolation", lambda: isolated)
     course._write_config(tmp_path, "sqlite://")

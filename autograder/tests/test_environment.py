@@ -52,10 +52,10 @@ def test_installed_versions_match_pins() -> None:
 
 def test_colab_file_pins_colab_stack_and_the_package_floor_agrees() -> None:
     """Does requirements-colab.txt pin Colab's stack exactly, does pyproject's `jax>=` floor
-    name the same JAX, and do autograder.compat's tested range and both files agree?"""
+    name the same JAX, and do autograder.kernel.compat's tested range and both files agree?"""
     import tomllib
 
-    from autograder import compat
+    from autograder.kernel import compat
 
     colab = _requirements("requirements-colab.txt")
     for name in ["jax", "jaxlib", "numpy", "ipython", "ipykernel", "matplotlib"]:

@@ -1,4 +1,4 @@
-"""Tests of autograder.evidence: values as JSON data, decoded without ever running code."""
+"""Tests of autograder.core.evidence: values as JSON data, decoded without ever running code."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder import evidence
-from autograder.evidence import (
+from autograder.core import evidence
+from autograder.core.evidence import (
     MAX_ARRAY_BYTES,
     Entry,
     NotAnArray,

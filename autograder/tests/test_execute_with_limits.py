@@ -1,8 +1,8 @@
-"""Tests of autograder.preprocessors.execute_with_limits: deadlines, dead kernels, output."""
+"""Tests of autograder.grader.preprocessors.execute_with_limits: deadlines, dead kernels, output."""
 
 import nbformat
 
-from autograder.preprocessors.execute_with_limits import (
+from autograder.grader.preprocessors.execute_with_limits import (
     KERNEL_DIED_NAME,
     NOTEBOOK_TIMEOUT_NAME,
     ExecuteWithLimits,
@@ -63,7 +63,7 @@ def test_a_huge_print_keeps_only_the_budget() -> None:
 def test_rich_outputs_and_proof_typed_floods_count_against_the_budget() -> None:
     """Do 5,000 small proof-typed outputs (once exempt) and an over-budget image leave only
     two proofs, the budget and a note, without breaking the run?"""
-    from autograder.proof import MIME
+    from autograder.grader.proof import MIME
 
     flood, images = _run(
         f"for i in range(5_000):\n    display({{{MIME!r}: 'q f' + 'f' * 200}}, raw=True)",
@@ -99,7 +99,7 @@ def test_the_next_kernel_is_started_ahead_and_is_fresh(tmp_path, monkeypatch) ->
     each used kernel's runtime directory removed (the last spare's when stopped)?"""
     from jupyter_core.utils import run_sync
 
-    from autograder.preprocessors import execute_with_limits as ewl
+    from autograder.grader.preprocessors import execute_with_limits as ewl
 
     run = _ahead(tmp_path, monkeypatch)
     try:
@@ -122,7 +122,7 @@ def test_a_spare_kernel_that_died_is_replaced(tmp_path, monkeypatch) -> None:
     its own and run as usual?"""
     from jupyter_core.utils import run_sync
 
-    from autograder.preprocessors import execute_with_limits as ewl
+    from autograder.grader.preprocessors import execute_with_limits as ewl
 
     run = _ahead(tmp_path, monkeypatch)
     try:

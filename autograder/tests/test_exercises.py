@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.notebook import code_of, is_test, nbgrader_meta, questions
+from autograder.core.notebook import code_of, is_test, nbgrader_meta, questions
 from autograder.tests.harness_runs import harness_report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""Tests of autograder.grade: the `grade` command, its files, and nbgrader underneath."""
+"""Tests of autograder.grader.grade: the `grade` command, its files, and nbgrader underneath."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
-from autograder.release import ROOT
-from autograder.submissions import Submission, discover
+from autograder.grader.release import ROOT
+from autograder.grader.submissions import Submission, discover
 
 EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
     "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),
@@ -124,7 +124,7 @@ def test_each_case_gets_its_result(graded: Path, case: str) -> None:
     if result["status"] == "invalid":
         assert result["message"] and (graded / case / "00_tiny" / "result.json").exists()
     else:
-        from autograder.grading import STAGES
+        from autograder.grader.grading import STAGES
 
         assert (graded / case / "00_tiny" / "feedback.html").exists()
         assert {q["id"] for q in result["questions"]} == {"q1_double", "q2_set_first"}
@@ -207,7 +207,7 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
 def test_reference_cache_is_reused_by_the_next_run(tmp_path: Path) -> None:
     """With --reference-cache, does a second grading run reuse the first run's trusted run
     (its records untouched, no new one) and its compiled programs, and score the same?"""
-    from autograder.compile_cache import label
+    from autograder.grader.compile_cache import label
     from autograder.tests.conftest import FIXTURES
 
     (tmp_path / "ada").mkdir()

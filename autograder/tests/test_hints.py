@@ -1,11 +1,11 @@
-"""Tests of autograder.hints: JAX errors turned into hints, and the feedback wrapper."""
+"""Tests of autograder.kernel.hints: JAX errors turned into hints, and the feedback wrapper."""
 
 import jax
 import jax.numpy as jnp
 import pytest
 
-from autograder.compare import check_array
-from autograder.hints import advice, explain, feedback, hint_for, hint_name
+from autograder.kernel.checks import check_array
+from autograder.kernel.hints import advice, explain, feedback, hint_for, hint_name
 
 
 def _error_of(fn) -> BaseException:

@@ -28,11 +28,11 @@ import jax.numpy as jnp
 import nbformat
 import pytest
 
-from autograder import timing
 from autograder.__main__ import main
-from autograder.course import isolation
-from autograder.notebook import nbgrader_meta
-from autograder.release import ROOT
+from autograder.core.notebook import nbgrader_meta
+from autograder.grader.course import isolation
+from autograder.grader.release import ROOT
+from autograder.kernel import timing
 from autograder.tests.conftest import FIXTURES
 
 CORRECT_Q1 = "def double(x):\n    return 2 * x\n"
@@ -50,7 +50,7 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     "patch-jit": (WRONG_Q1 + "import jax\njax.jit = lambda f, **k: f\n", 3, "failed"),
     "patch-builtins": (WRONG_Q1 + "import builtins\nbuiltins.AssertionError = type("
                        "'X', (BaseException,), {})\n", 3, "failed"),
-    "patch-check-helper": (WRONG_Q1 + "import autograder.compare\nautograder.compare."
+    "patch-check-helper": (WRONG_Q1 + "import autograder.kernel.checks\nautograder.compare."
                            "check_array = lambda *a, **k: None\n", 3, "failed"),
     "patch-helper-by-setattr": (WRONG_Q1 + "setattr(check_array, '__code__', "
                                 "(lambda *a, **k: None).__code__)\n", 3, "failed"),
@@ -420,7 +420,7 @@ def test_a_submission_that_stalls_preparation_is_invalid_and_the_batch_goes_on(
     (its honest twin) still graded in full?"""
     import time
 
-    from autograder import grading, rebuild
+    from autograder.grader import grading, rebuild
     from autograder.tests.conftest import FIXTURES
 
     real = rebuild.rebuild
@@ -506,7 +506,7 @@ UNSCREENED: dict[str, tuple[str, str]] = {  # case -> (attack on question 1, its
         "raw=True)\n" + _HOOK.format(event="pre_run_cell", fn="_forge"), WRONG_Q1),
     # The judge's own publishing patched to loosen every tolerance and drop the mistakes.
     "patched-judge": (
-        WRONG_Q1 + "import dataclasses\nimport autograder.judge as judge\n"
+        WRONG_Q1 + "import dataclasses\nimport autograder.kernel.reporter as judge\n"
         "_real = judge._state.sink\njudge._state.sink = lambda e: _real(dataclasses.replace("
         "e, options={'rtol': 1e9, 'atol': 1e9}, mistakes=[]))\n", WRONG_Q1),
     # Expected values looked for in the tests' frames: the kernel holds none.
@@ -542,7 +542,7 @@ READS_CACHE = (_AWAIT_CACHE + "HITS = []\njax.monitoring.register_event_listener
 @pytest.fixture(scope="module")
 def unscreened(tmp_path_factory) -> dict:
     """Grade the verdict attacks and their twins with the screen off (one job, here)."""
-    from autograder import grading
+    from autograder.grader import grading
 
     root = tmp_path_factory.mktemp("unscreened")
     for case, (attack, twin) in UNSCREENED.items():

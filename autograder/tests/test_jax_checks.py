@@ -1,11 +1,11 @@
-"""Tests of autograder.jax_checks: jitted, retracing, purity, key reuse, vectorisation."""
+"""Tests of autograder.kernel.jax_checks: jitted, retracing, purity, key reuse, vectorisation."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder.jax_checks import (
+from autograder.kernel.jax_checks import (
     check_jitted,
     check_no_key_reuse,
     check_no_retrace,

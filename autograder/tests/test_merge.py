@@ -1,4 +1,5 @@
-"""Tests of autograder.merge with `grade --shard`: shards graded in parallel processes into one
+"""Tests of autograder.grader.merge with `grade --shard`: shards graded in parallel processes into
+one
 real PostgreSQL gradebook, merged, match one unsharded run."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import main
-from autograder.grade import shard_of
+from autograder.grader.grade import shard_of
 from autograder.tests.conftest import FIXTURES, ROOT, fresh_database
 
 CASES = ["correct", "partial", "empty-stub", "colab-saved", "cells-deleted", "tests-edited",

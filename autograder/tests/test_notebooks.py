@@ -11,7 +11,7 @@ import nbformat
 import pytest
 import yaml
 
-from autograder import colab
+from autograder.kernel import colab
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
@@ -76,7 +76,7 @@ def test_deliberate_errors_are_tagged(chapter: str) -> None:
 
 
 def test_timings_use_the_shared_helper() -> None:
-    """Do notebooks time code only through autograder.timing, except the cells tagged
+    """Do notebooks time code only through autograder.kernel.timing, except the cells tagged
     `plain-timing` that teach the recipe without it (chapter 05 only)?"""
     offenders, plain = [], []
     for path in ALL:

@@ -1,9 +1,14 @@
-"""Tests of autograder.preprocessors: MarkAnswerCells and HideTestSource."""
+"""Tests of autograder.grader.preprocessors: MarkAnswerCells and HideTestSource."""
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
 
-from autograder.preprocessors import HideTestSource, MarkAnswerCells, answer_marker, read_marker
+from autograder.grader.preprocessors import (
+    HideTestSource,
+    MarkAnswerCells,
+    answer_marker,
+    read_marker,
+)
 
 
 def _nb() -> nbformat.NotebookNode:

@@ -1,6 +1,6 @@
-"""Tests of autograder.progress: the progress bar of long jobs."""
+"""Tests of autograder.grader.progress: the progress bar of long jobs."""
 
-from autograder.progress import Progress
+from autograder.grader.progress import Progress
 
 
 def test_progress_counts_and_caps(capsys) -> None:

@@ -1,14 +1,14 @@
-"""Tests of autograder.rebuild: answers found in rewritten or damaged submissions."""
+"""Tests of autograder.grader.rebuild: answers found in rewritten or damaged submissions."""
 
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.notebook import is_test, nbgrader_meta
-from autograder.rebuild import rebuild
-from autograder.release import student_version
-from autograder.submissions import read_submission
+from autograder.core.notebook import is_test, nbgrader_meta
+from autograder.grader.rebuild import rebuild
+from autograder.grader.release import student_version
+from autograder.grader.submissions import read_submission
 
 CASES = {
     # fixture: (how each answer is found, missing answers)

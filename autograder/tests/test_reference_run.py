@@ -1,4 +1,4 @@
-"""Tests of autograder.reference_run: the trusted run that records the reference answers'
+"""Tests of autograder.grader.reference_run: the trusted run that records the reference answers'
 values, check by check."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import reference_run
-from autograder.evidence import Entry, decode
-from autograder.reference_run import (
+from autograder.core.evidence import Entry, decode
+from autograder.grader import reference_run
+from autograder.grader.reference_run import (
     code_digest,
     fingerprint,
     grader_digest,
@@ -25,8 +25,8 @@ from autograder.reference_run import (
     trusted_records,
 )
 
-IMPORTS = ("import jax\nimport jax.numpy as jnp\nfrom autograder.compare import check_array\n"
-           "from autograder.hints import feedback\nfrom autograder.jax_checks import "
+IMPORTS = ("import jax\nimport jax.numpy as jnp\nfrom autograder.kernel.checks import check_array\n"
+           "from autograder.kernel.hints import feedback\nfrom autograder.kernel.jax_checks import "
            "check_jitted\n")
 DOUBLE = "def double(x):\n    return 2 * x\n"
 TESTS = ('with feedback("Question 1"):\n'
@@ -187,7 +187,7 @@ def test_fingerprint_follows_the_backend_and_the_graders_code(
     grader's own code changes (same notebook bytes)?"""
     path = _source(tmp_path)
     first = fingerprint(path)
-    monkeypatch.setattr("autograder.compile_cache.backend_label", lambda: "gpu")
+    monkeypatch.setattr("autograder.grader.compile_cache.backend_label", lambda: "gpu")
     on_gpu = fingerprint(path)
     monkeypatch.setattr(reference_run, "grader_digest", lambda: "another grader")
     assert len({first, on_gpu, fingerprint(path)}) == 3
@@ -208,11 +208,11 @@ def test_code_digest_covers_the_package_but_not_its_tests(tmp_path: Path) -> Non
 
 
 def _in_process(calls: list[list[str]]) -> Any:
-    """A stand-in for subprocess.run that runs ``python -m autograder.reference_run SRC OUT``
+    """A stand-in for subprocess.run that runs ``python -m autograder.grader.reference_run SRC OUT``
     in this process (and notes each call)."""
     def run(argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
         calls.append(argv)
-        assert argv[1:3] == ["-m", "autograder.reference_run"]
+        assert argv[1:3] == ["-m", "autograder.grader.reference_run"]
         Path(argv[4]).write_text(json.dumps(record(Path(argv[3]))))
         return subprocess.CompletedProcess(argv, 0, "", "")
     return run

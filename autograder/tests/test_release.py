@@ -1,13 +1,13 @@
-"""Tests of autograder.release: exercises/ generated from solutions/ by nbgrader's steps."""
+"""Tests of autograder.grader.release: exercises/ generated from solutions/ by nbgrader's steps."""
 
 import shutil
 from pathlib import Path
 
 import nbformat
 
-from autograder.notebook import is_answer, is_test
-from autograder.preprocessors import read_marker
-from autograder.release import (
+from autograder.core.notebook import is_answer, is_test
+from autograder.grader.preprocessors import read_marker
+from autograder.grader.release import (
     COURSE_FOLDERS,
     ROOT,
     release,
@@ -78,7 +78,7 @@ def test_committed_exercises_match_solutions() -> None:
 def test_release_writes_the_setup_cell(tiny_course: Path, tmp_path: Path) -> None:
     """Does release write the configured set-up cell into a notebook whose first cell differs,
     report it under --check, and leave a notebook that already has it alone?"""
-    from autograder.colab import setup_cell
+    from autograder.kernel.colab import setup_cell
 
     folder = tmp_path / "notebooks"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""Tests of autograder.reports: LMS exports, item analysis, the figure, regrade changes and
+"""Tests of autograder.grader.reports: LMS exports, item analysis, the figure, regrade changes and
 determinism, on synthetic results (no grading, fast)."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading import QuestionResult, Result
-from autograder.release import ROOT
-from autograder.reports import (
+from autograder.grader.release import ROOT
+from autograder.grader.reports import (
     CANVAS_COLUMNS,
     CHANGES_COLUMNS,
     MESSAGE_CHARS,
@@ -22,6 +21,7 @@ from autograder.reports import (
     scores_figure,
     write_reports,
 )
+from autograder.grader.result import QuestionResult, Result
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LONG = "ValueError: " + "x" * 300

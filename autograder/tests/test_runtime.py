@@ -1,10 +1,10 @@
-"""Tests of autograder.runtime: backend report, per-backend sizes, simulated devices."""
+"""Tests of autograder.kernel.runtime: backend report, per-backend sizes, simulated devices."""
 
 import os
 import subprocess
 import sys
 
-from autograder import runtime
+from autograder.kernel import runtime
 
 
 def test_describe_reports_backend_and_devices(capsys) -> None:
@@ -37,7 +37,7 @@ def test_pick_by_backend() -> None:
 
 def test_simulated_devices_in_fresh_process() -> None:
     """Does use_simulated_cpu_devices(8) give eight devices when set before JAX starts?"""
-    code = ("from autograder.runtime import use_simulated_cpu_devices as u; u(8); "
+    code = ("from autograder.kernel.runtime import use_simulated_cpu_devices as u; u(8); "
             "import jax; print('COUNT', jax.device_count())")
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,

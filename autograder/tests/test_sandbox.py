@@ -1,4 +1,4 @@
-"""Tests of autograder.sandbox: the bubblewrap sandbox kernels run in."""
+"""Tests of autograder.grader.sandbox: the bubblewrap sandbox kernels run in."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
-from autograder.release import ROOT
+from autograder.grader import sandbox
+from autograder.grader.release import ROOT
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_kernelspec_runs_the_launcher(tmp_path: Path) -> None:
 
     name = sandbox.install_kernelspec(tmp_path)
     spec = json.loads((tmp_path / "kernels" / name / "kernel.json").read_text())
-    assert spec["argv"][1:] == ["-m", "autograder.sandbox", "{connection_file}"]
+    assert spec["argv"][1:] == ["-m", "autograder.grader.sandbox", "{connection_file}"]
     assert spec["interrupt_mode"] == "message"
 
 
@@ -51,7 +51,7 @@ def test_kernels_get_the_shared_compilation_cache_read_only(tmp_path: Path,
     shared.mkdir()
     name = sandbox.install_kernelspec(tmp_path / "share", shared)
     spec = json.loads((tmp_path / "share" / "kernels" / name / "kernel.json").read_text())
-    assert spec["argv"][1:] == ["-m", "autograder.sandbox", sandbox.COMPILED_OPTION,
+    assert spec["argv"][1:] == ["-m", "autograder.grader.sandbox", sandbox.COMPILED_OPTION,
                                 str(shared.resolve()), "{connection_file}"]
     monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", "/somewhere/writable")
     args = sandbox.sandbox_args(tmp_path / "runtime", shared)

@@ -1,13 +1,13 @@
-"""Tests of autograder.screen: the static screen of answer cells."""
+"""Tests of autograder.grader.screen: the static screen of answer cells."""
 
 from __future__ import annotations
 
 import nbformat
 import pytest
 
-from autograder.notebook import is_answer
-from autograder.release import ROOT
-from autograder.screen import message, screen
+from autograder.core.notebook import is_answer
+from autograder.grader.release import ROOT
+from autograder.grader.screen import message, screen
 
 
 def test_no_solution_answer_trips_the_screen() -> None:

@@ -10,8 +10,8 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
-from autograder.notebook import is_answer, nbgrader_meta
-from autograder.selfcheck import (
+from autograder.core.notebook import is_answer, nbgrader_meta
+from autograder.grader.selfcheck import (
     ANSWER_ERROR,
     NOT_ATTEMPTED,
     NOT_RUN,
@@ -108,7 +108,7 @@ def test_wrong_and_broken_answers_say_why(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_slow_cell_is_stopped_and_the_rest_runs(tmp_path: Path) -> None:
     """Is a check that runs past --timeout reported as timed out, with the notebook going on?"""
-    from autograder.selfcheck import checks, execute
+    from autograder.grader.selfcheck import checks, execute
 
     nb = nbformat.read(_tiny(tmp_path, "x = 1", "import time\ntime.sleep(60)"), as_version=4)
     found = checks(nb, execute(nb, tmp_path, timeout=2))
@@ -148,7 +148,7 @@ def test_bad_paths_exit_2_with_a_message(case: str, tmp_path: Path,
 def test_folders_skip_checkpoints_and_notebooks_without_checks(tmp_path: Path) -> None:
     """Does a folder yield its notebooks with checks, and not Jupyter's checkpoint copies or
     chapters without test cells?"""
-    from autograder.selfcheck import find_notebooks
+    from autograder.grader.selfcheck import find_notebooks
 
     real = _tiny(tmp_path / "exercises", "x = 1", "assert x == 1")
     _tiny(tmp_path / "exercises" / ".ipynb_checkpoints", "x = 1", "assert x == 1")

@@ -1,4 +1,4 @@
-"""Tests of autograder.timing: blocking, interleaved rounds, speedups and timing tests.
+"""Tests of autograder.kernel.timing: blocking, interleaved rounds, speedups and timing tests.
 
 Sleep-based functions give known durations, so these tests do not depend on the machine's
 speed or load (no timing thresholds on real work here; those live in bench/).
@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import matplotlib
 import pytest
 
-from autograder import timing
+from autograder.kernel import timing
 
 matplotlib.use("Agg")
 
@@ -120,7 +120,8 @@ def test_recorded_chart_names_the_cell_that_drew_it(tmp_path, monkeypatch) -> No
     record = tmp_path / "timings.jsonl"
     monkeypatch.setenv("LEARN_JAX_TIMINGS", str(record))
     timing.record_timings("outside IPython", {"a": 1.0})
-    source = "from autograder.timing import record_timings\nrecord_timings('in a cell', {'a': 2.0})"
+    source = ("from autograder.kernel.timing import record_timings\n"
+              "record_timings('in a cell', {'a': 2.0})")
     shell = InteractiveShell.instance()
     try:
         assert shell.run_cell(source, store_history=True).success

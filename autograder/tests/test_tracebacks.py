@@ -1,4 +1,4 @@
-"""Tests of autograder.tracebacks: short error displays in notebooks."""
+"""Tests of autograder.kernel.tracebacks: short error displays in notebooks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from autograder import tracebacks
+from autograder.kernel import tracebacks
 
 
 def _plain(stb: list[str]) -> str:

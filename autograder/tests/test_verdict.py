@@ -1,4 +1,4 @@
-"""Tests of autograder.verdict: checks decided from data, with the notebook's own messages.
+"""Tests of autograder.grader.verdict: checks decided from data, with the notebook's own messages.
 
 A record (the reference answer's entry) says what a check expects and how to judge it; the
 evidence (the student's entry) contributes only its value. Each attack below pairs with the
@@ -14,9 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from autograder.compare import check_array, check_scalar, check_tree, check_value
-from autograder.evidence import Entry, encode, encode_tree
-from autograder.verdict import (
+from autograder.core.evidence import Entry, encode, encode_tree
+from autograder.grader.verdict import (
     CellVerdict,
     decide,
     judge_cell,
@@ -24,6 +23,7 @@ from autograder.verdict import (
     reference_failure,
     timings,
 )
+from autograder.kernel.checks import check_array, check_scalar, check_tree, check_value
 
 DEFAULTS = {"rtol": 1e-5, "atol": 1e-6, "check_dtype": False}  # what check_array records
 

@@ -75,7 +75,7 @@ def test_feedback_holds_nothing_private() -> None:
 def test_feedback_installs_the_course_package_as_colab_does() -> None:
     """Does feedback.yml install the course package from _config.yml's repository and branch,
     without dependencies, and pin the course's versions of what it installs beside it?"""
-    from autograder.colab import repository
+    from autograder.kernel.colab import repository
 
     workflow = yaml.safe_load(FEEDBACK.read_text())
     url, branch = repository()

@@ -1,4 +1,4 @@
-"""Tests of autograder.preprocessors.write_expected_values: released test cells carry the
+"""Tests of autograder.grader.preprocessors.write_expected_values: released test cells carry the
 visible checks' expected values as data, never the hidden ones'."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import judge
-from autograder.evidence import Entry, encode, expected_lines, written_values
-from autograder.notebook import is_test
-from autograder.preprocessors import WriteExpectedValues
-from autograder.release import student_version, written_records
-from autograder.verdict import decide
+from autograder.core.decide import decide
+from autograder.core.evidence import Entry, encode, expected_lines, written_values
+from autograder.core.notebook import is_test
+from autograder.grader.preprocessors import WriteExpectedValues
+from autograder.grader.release import student_version, written_records
+from autograder.kernel import reporter as judge
 
 META = {"schema_version": 3, "locked": False, "task": False}
 TESTS = ('check_array(double(jnp.arange(3.0)), name="double(arange(3.0))")\n'
@@ -45,7 +45,7 @@ def _source() -> nbformat.NotebookNode:
     """A one-question nbgrader source: imports, answer, its test cell, an ungraded cell."""
     return nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("import jax.numpy as jnp\n"
-                                  "from autograder.compare import check_array"),
+                                  "from autograder.kernel.checks import check_array"),
         nbformat.v4.new_code_cell(
             "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
             metadata={"nbgrader": {**META, "grade": False, "solution": True,
@@ -62,7 +62,7 @@ def test_expected_lines_round_trip() -> None:
     test cell followed by its checks?"""
     entries = [_visible(), Entry("value", "f is jitted", "ok", {"message": "{got}"})]
     lines = expected_lines(entries)
-    assert lines.count("\n") == 2 and lines.startswith("from autograder.judge import")
+    assert lines.count("\n") == 2 and lines.startswith("from autograder.kernel.reporter import")
     assert written_values(lines + TESTS) == entries
     assert written_values(lines) == entries
     assert written_values(expected_lines([])) == []

@@ -1,0 +1,19 @@
+"""The trusted grader: everything that decides a grade, outside the student's kernel.
+
+Expected values and hidden tests live only here and in the processes this side starts
+(the trusted run of the reference answers). It may use :mod:`autograder.core`, and
+:mod:`autograder.kernel` for its own trusted runs; the kernel side never imports it.
+
+One module a step, following a notebook's life (source -> release -> submission -> grade):
+:mod:`~autograder.grader.release` (``exercises/`` from ``solutions/``),
+:mod:`~autograder.grader.submissions` (who submitted what), :mod:`~autograder.grader.rebuild`
+and :mod:`~autograder.grader.screen` (the notebook to run), :mod:`~autograder.grader.sandbox`
+(the kernel's jail), :mod:`~autograder.grader.course` (nbgrader's course folder),
+:mod:`~autograder.grader.reference_run` (trusted records) and
+:mod:`~autograder.grader.compile_cache`, :mod:`~autograder.grader.grading` (one submission),
+:mod:`~autograder.grader.verdict` (a test cell decided), :mod:`~autograder.grader.result`,
+:mod:`~autograder.grader.reports` (grades, exports, summary, figure), and the commands
+:mod:`~autograder.grader.grade`, :mod:`~autograder.grader.merge`,
+:mod:`~autograder.grader.fetch` and :mod:`~autograder.grader.selfcheck` (a learner's own
+visible checks), dispatched by :mod:`~autograder.grader.cli`.
+"""

@@ -1,0 +1,340 @@
+"""The nbgrader course directory and its gradebook.
+
+A scratch course directory per grading process holds the generated assignments, an
+``nbgrader_config.py`` (sandboxed kernel, limits, feedback sanitising) and a gradebook, and a
+long-lived nbgrader worker that runs its steps. :func:`record_grades` writes verified scores
+into any gradebook (SQLite or PostgreSQL), creating the assignment's structure there when it
+is missing; concurrent writers take a lock, so shards never lose or double a grade.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import nbformat
+
+from autograder.core.notebook import is_test, nbgrader_meta, questions
+from autograder.grader.nbgrader_worker import Worker
+from autograder.grader.proof import with_proof
+from autograder.grader.release import SOLUTIONS
+
+if TYPE_CHECKING:
+    from autograder.grader.result import Result
+
+COURSE_ID = "learn-jax"
+
+_CONFIG = """\
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
+                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+
+from autograder.grader.preprocessors import HideTestSource
+from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
+
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = {course!r}
+c.CourseDirectory.db_url = {db!r}
+c.Execute.timeout = {timeout}
+c.Execute.kernel_name = {kernel!r}
+c.ExecuteWithLimits.notebook_timeout = {notebook_timeout}
+c.ExecuteWithLimits.max_output_bytes = {max_output}
+c.ExecuteWithLimits.stage_log = {stages!r}
+c.ExecuteWithLimits.prestart_kernel = {prestart!r}
+c.KernelManager.transport = {transport!r}
+# nbgrader's list, with Execute replaced by one with a notebook deadline and output budget.
+c.Autograde.autograde_preprocessors = [
+    ExecuteWithLimits, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata]
+c.LimitOutput.max_lines = 300
+c.LimitOutput.max_traceback = 60
+# Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests,
+# nor run what a submission printed: HTML is cleaned (nbconvert's SanitizeHTML, bleach), and
+# every other rich output but text and images is dropped.
+c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, SanitizeHTML,
+                                    CSSHTMLHeaderPreprocessor]
+c.SanitizeHTML.enabled = True  # nbconvert's preprocessors are off unless enabled
+c.SanitizeHTML.safe_output_keys = ["metadata", "text/plain", "image/png", "image/jpeg"]
+c.SanitizeHTML.sanitized_output_types = ["text/html", "text/markdown"]
+"""
+
+
+_WORKERS: dict[Path, Worker] = {}
+
+
+def _path_with_this_bin() -> str:
+    """PATH with this environment's ``bin/`` first: nbgrader runs ``alembic`` and the kernel
+    from PATH."""
+    here = str(Path(sys.executable).parent)
+    rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here]
+    return os.pathsep.join([here, *rest])
+
+
+def _nbgrader_env(course: Path) -> dict[str, str]:
+    """The environment nbgrader and its kernels run in (kernelspecs and sockets in course)."""
+    share = str(course.resolve() / "share" / "jupyter")
+    jupyter_path = os.pathsep.join(p for p in [share, os.environ.get("JUPYTER_PATH")] if p)
+    return dict(os.environ, PATH=_path_with_this_bin(), XLA_PYTHON_CLIENT_PREALLOCATE="false",
+                PYTHONUNBUFFERED="1", JUPYTER_PATH=jupyter_path,
+                JUPYTER_RUNTIME_DIR=str(course.resolve() / "runtime"))
+
+
+def nbgrader(course: Path, step: str, assignment: str, student: str | None = None,
+             timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run one nbgrader step in ``course``'s long-lived nbgrader process."""
+    return worker(course).run(step, assignment, student, timeout)
+
+
+def worker(course: Path) -> Worker:
+    """``course``'s nbgrader worker in this process (created on first use, not yet started)."""
+    key = course.resolve()
+    if key not in _WORKERS:
+        _WORKERS[key] = Worker(key, _nbgrader_env(key))
+    return _WORKERS[key]
+
+
+def close_workers(course: Path | None = None) -> None:
+    """Stop this process's nbgrader workers (each course directory has one), or ``course``'s."""
+    for key in [k for k in _WORKERS if course is None or k == course.resolve()]:
+        _WORKERS.pop(key).close()
+
+
+@dataclass
+class Limits:
+    """Per-submission limits: seconds per cell and per notebook, output bytes per cell."""
+
+    cell_timeout: int = 180
+    notebook_timeout: int = 900
+    max_output_bytes: int = 100_000
+
+    @property
+    def step_timeout(self) -> int:
+        """Seconds one autograde step may take: the notebook's limit plus start-up margin."""
+        return self.notebook_timeout + 300
+
+
+def isolation() -> str:
+    """How kernels run here: ``"bubblewrap"`` (sandboxed) or ``"none"``."""
+    from autograder.grader import sandbox
+
+    if os.environ.get("LEARN_JAX_NO_SANDBOX") == "1":
+        return "none"
+    return "bubblewrap" if sandbox.available() else "none"
+
+
+def _write_config(course: Path, db: str, limits: Limits | None = None,
+                  compiled: Path | None = None) -> None:
+    """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir.
+
+    Sandboxed kernels read the shared compilation cache ``compiled`` (read-only) when given;
+    unsandboxed ones never get it, since nothing there could keep them from writing it.
+    """
+    from autograder.grader import sandbox
+
+    limits = limits or Limits()
+    kernel, transport = "python3", "tcp"
+    sandboxed = isolation() == "bubblewrap"
+    if sandboxed:
+        kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled)
+        transport = "ipc"  # the sandbox has no network, not even loopback to the grader
+        (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
+    (course / "nbgrader_config.py").write_text(
+        _CONFIG.format(root=str(course.resolve()), course=COURSE_ID, db=db,
+                       timeout=limits.cell_timeout, notebook_timeout=limits.notebook_timeout,
+                       max_output=limits.max_output_bytes, kernel=kernel,
+                       transport=transport, stages=str(stage_log(course)),
+                       prestart=sandboxed))
+
+
+def stage_log(course: Path) -> Path:
+    """Where each autograde run in ``course`` writes its kernel's stage timings."""
+    return course.resolve() / "stages"
+
+
+def gradebook_url(course: Path) -> str:
+    """The SQLite gradebook inside ``course``."""
+    return f"sqlite:///{course.resolve() / 'gradebook.db'}"
+
+
+def make_course(course: Path, names: list[str], db_url: str | None = None,
+                limits: Limits | None = None, source: Path = SOLUTIONS,
+                compiled: Path | None = None) -> str:
+    """Create an nbgrader course directory with ``names`` generated from ``solutions/``
+    (its kernels reading the shared compilation cache ``compiled``, when given).
+
+    Returns the gradebook URL.
+    """
+    course.mkdir(parents=True, exist_ok=True)
+    db = db_url or gradebook_url(course)
+    _write_config(course, db, limits, compiled)
+    for name in names:
+        src = course / "source" / name
+        src.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source / f"{name}.ipynb", src / f"{name}.ipynb")
+        proc = nbgrader(course, "generate_assignment", name)
+        if proc.returncode != 0:
+            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{proc.stderr}")
+    return db
+
+
+def clone_course(template: Path, course: Path, limits: Limits | None = None,
+                 compiled: Path | None = None) -> str:
+    """Copy a generated course (SQLite gradebook, no submissions) to ``course`` (its kernels
+    reading the shared compilation cache ``compiled``, when given).
+
+    Generating an assignment costs seconds; parallel jobs each start from a copy of one
+    generated course instead. Returns the copy's gradebook URL.
+    """
+    shutil.copytree(template, course, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("submitted", "autograded", "feedback",
+                                                  "stages", "nbgrader_config.py"))
+    db = gradebook_url(course)
+    _write_config(course, db, limits, compiled)
+    return db
+
+
+def set_test_sources(db_url: str, assignment: str, nb: nbformat.NotebookNode,
+                     tokens: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Make the gradebook's test cells those of ``nb`` (with this run's proofs).
+
+    nbgrader's autograde replaces every locked cell by the gradebook's copy; the proof lines
+    must be in that copy, after the hidden tests. Returns the original (source, checksum)
+    per test cell id.
+    """
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import compute_checksum
+
+    originals: dict[str, tuple[str, str]] = {}
+    with Gradebook(db_url, COURSE_ID) as gb:
+        for cell in nb.cells:
+            if is_test(cell):
+                gid = nbgrader_meta(cell)["grade_id"]
+                stored = gb.find_source_cell(gid, assignment, assignment)
+                originals[gid] = (stored.source, stored.checksum)
+                # The stored source holds the hidden tests (the released one does not).
+                cell.source = with_proof(stored.source, gid, tokens[gid])
+                stored.source, stored.checksum = cell.source, compute_checksum(cell)
+                cell.metadata["nbgrader"]["checksum"] = stored.checksum
+        gb.db.commit()
+    return originals
+
+
+def restore_test_sources(db_url: str, assignment: str,
+                         originals: dict[str, tuple[str, str]]) -> None:
+    """Undo :func:`set_test_sources`: this run's proofs leave the gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url, COURSE_ID) as gb:
+        for gid, (source, checksum) in originals.items():
+            stored = gb.find_source_cell(gid, assignment, assignment)
+            stored.source, stored.checksum = source, checksum
+        gb.db.commit()
+
+
+# ---------------------------------------------------------------- the gradebook of record
+
+@contextlib.contextmanager
+def gradebook_lock(db_url: str) -> Iterator[None]:
+    """Hold a lock that every writer of the gradebook at ``db_url`` takes.
+
+    PostgreSQL: a session advisory lock on its own connection (the server releases it if this
+    process dies). SQLite: an exclusive ``flock`` on a file beside the database. Other
+    databases: no lock. Shards that write one gradebook at once therefore never create the
+    same student, assignment or table twice.
+    """
+    if db_url.startswith("postgresql"):
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(db_url)
+        key = zlib.crc32(f"learn-jax gradebook {COURSE_ID}".encode())
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+        finally:
+            engine.dispose()
+    elif db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///") + ".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+    else:
+        yield
+
+
+def _alembic_on_path() -> None:
+    """Let nbgrader, in this process, find ``alembic`` (run from PATH when it creates a
+    gradebook's tables) in this environment's ``bin/`` even when that is not on PATH."""
+    os.environ["PATH"] = _path_with_this_bin()
+
+
+def _missing_assignments(db_url: str, names: Iterable[str]) -> list[str]:
+    """The assignments of ``names`` that the gradebook at ``db_url`` does not define yet."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    _alembic_on_path()
+
+    missing = []
+    with Gradebook(db_url, COURSE_ID) as gb:
+        for name in names:
+            try:
+                gb.find_assignment(name)
+            except MissingEntry:
+                missing.append(name)
+    return missing
+
+
+def record_grades(results: Iterable[Result], db_url: str, source: Path = SOLUTIONS) -> None:
+    """Write the verified scores of ``results`` into the gradebook at ``db_url``.
+
+    Assignments the gradebook lacks are generated into it first (nbgrader's own
+    ``generate_assignment``). Everything happens under :func:`gradebook_lock`, and every write
+    is an update-or-create: recording the same results twice changes nothing, and shards that
+    record at the same time lose nothing.
+    """
+    from nbgrader.api import Gradebook
+
+    graded = [r for r in results if r.status == "graded"]
+    with gradebook_lock(db_url):
+        missing = _missing_assignments(db_url, sorted({r.assignment for r in graded}))
+        if missing:
+            with tempfile.TemporaryDirectory(prefix="learn-jax-gradebook-") as tmp:
+                scratch = Path(tmp) / "course"
+                try:
+                    make_course(scratch, missing, db_url, source=source)
+                finally:
+                    close_workers(scratch)
+        tests_of = {name: {q.answer_id: q.tests_id for q in
+                           questions(nbformat.read(source / f"{name}.ipynb", as_version=4))}
+                    for name in {r.assignment for r in graded}}
+        with Gradebook(db_url, COURSE_ID) as gb, warnings.catch_warnings():
+            # nbgrader 0.9 adds a new submission in a way SQLAlchemy 2 warns about (harmless)
+            warnings.filterwarnings("ignore", "Object of type", module="nbgrader")
+            for r in graded:
+                gb.update_or_create_student(r.student)
+                gb.update_or_create_submission(r.assignment, r.student)
+                for q in r.questions:
+                    grade = gb.find_grade(tests_of[r.assignment][q.id], r.assignment,
+                                          r.assignment, r.student)
+                    grade.auto_score, grade.manual_score = q.score, None
+                gb.db.commit()

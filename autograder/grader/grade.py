@@ -1,0 +1,274 @@
+"""The ``grade`` command: ``python -m autograder grade PATH... --out DIR``.
+
+The flow, one module a step: :mod:`autograder.grader.submissions` finds who submitted
+what (folders only, no links followed); :mod:`autograder.grader.course` builds the scratch
+nbgrader course directory and its gradebook; :mod:`autograder.grader.grading` grades one
+submission (rebuild, screen, autograde, verify, feedback); :mod:`autograder.grader.reports`
+writes ``grades.csv``, ``summary.md``, the figure and exports. This module parses the
+options, picks this shard's students, runs the submissions one by one or in a pool of jobs,
+and records the grades in the gradebook of record (``--db``). :mod:`autograder.grader.merge`
+combines the results of several shards.
+
+Writes ``DIR/<student>/<assignment>/result.json`` and ``feedback.html`` per submission, and
+for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the scores that
+changed when ``DIR`` held an earlier run), ``DIR/scores.png`` and any ``--export`` files
+(:mod:`autograder.grader.reports` lists them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.grader.course import (
+    Limits,
+    clone_course,
+    close_workers,
+    gradebook_url,
+    isolation,
+    make_course,
+    record_grades,
+    worker,
+)
+from autograder.grader.grading import environment, grade_one
+from autograder.grader.reference_run import compiled_programs, trusted_records
+from autograder.grader.release import SOLUTIONS
+from autograder.grader.reports import EXPORTS, write_reports
+from autograder.grader.result import Result
+from autograder.grader.submissions import Submission, assignments, discover
+
+
+def shard_of(student: str, shards: int) -> int:
+    """The shard (1 to ``shards``) that grades ``student``: the same on every machine, so one
+    student's work stays together and every student is graded by exactly one shard."""
+    return int.from_bytes(hashlib.sha256(student.encode()).digest()[:8], "big") % shards + 1
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` as ``(K, N)`` with ``1 <= K <= N``.
+
+    Raises:
+        argparse.ArgumentTypeError: with a message saying what is accepted.
+    """
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N such as 2/4, got {text!r}") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"shard {text}: K must be between 1 and N")
+    return k, n
+
+
+def parse_exports(text: str) -> list[str]:
+    """``"canvas,moodle"`` as a list of known export formats.
+
+    Raises:
+        argparse.ArgumentTypeError: naming an unknown format and the known ones.
+    """
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [n for n in names if n not in EXPORTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown export {', '.join(unknown)}; known: "
+                                         f"{', '.join(EXPORTS)}")
+    return names
+
+
+def _job_course(scratch: Path) -> Path:
+    """This pool process's own course directory."""
+    return (scratch / f"job-{os.getpid()}").resolve()
+
+
+def _job_started(scratch: Path) -> None:
+    """Pool initializer: start this job's nbgrader worker, and stop it when the job ends.
+
+    The worker loads nbgrader while the main process is still generating the template
+    course; it reads the course's config at its first step, after :func:`clone_course`.
+    """
+    from multiprocessing import util
+
+    util.Finalize(None, close_workers, exitpriority=10)
+    course = _job_course(scratch)
+    course.mkdir(parents=True, exist_ok=True)
+    worker(course).start()
+
+
+def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
+                  source: Path, limits: Limits, records: Path, feedback: bool) -> Result:
+    """Grade one submission in a pool process, in that process's own copy of the course."""
+    course = _job_course(scratch)
+    if not (course / "nbgrader_config.py").exists():
+        clone_course(template, course, limits, compiled_programs(records))
+    return grade_one(sub, course, gradebook_url(course), out, source, limits, records,
+                     feedback)
+
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options ``grade`` and ``merge`` share: the gradebook of record, exports, the source."""
+    parser.add_argument("--db", help="gradebook of record, a SQLAlchemy URL such as "
+                        "postgresql+psycopg://user@host/db (grades are written there at the end)")
+    parser.add_argument("--export", type=parse_exports, default=[], metavar="FORMATS",
+                        help=f"also write grades for an LMS import: {','.join(EXPORTS)}")
+    parser.add_argument("--source", type=Path, default=SOLUTIONS,
+                        help="folder of nbgrader source notebooks (default: solutions/)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``grade`` command's options."""
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                        help="submitted .ipynb files or folders of them")
+    parser.add_argument("--out", type=Path, required=True, help="folder for results")
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
+    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
+                        help="grade only shard K of N (by student); merge the shards' --out "
+                             "folders with `python -m autograder merge`")
+    parser.add_argument("--assignment", help="assignment name for every PATH (default: stem)")
+    parser.add_argument("--course", type=Path, help="keep the nbgrader course directory here")
+    parser.add_argument("--cell-timeout", type=int, default=Limits.cell_timeout,
+                        help="seconds one cell may run (default: %(default)s)")
+    parser.add_argument("--notebook-timeout", type=int, default=Limits.notebook_timeout,
+                        help="seconds one notebook may run (default: %(default)s)")
+    parser.add_argument("--no-feedback", dest="feedback", action="store_false",
+                        help="write no feedback pages (faster; scores and reports as usual)")
+    parser.add_argument("--reference-cache", type=Path, metavar="DIR",
+                        help="keep the trusted runs of the reference answers (their records, "
+                             "and the compiled programs kernels share) in DIR, and reuse them "
+                             "in later runs while the source, JAX and the grader are the same")
+    add_common_arguments(parser)
+
+
+def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
+    """What is wrong with the command line, or ``""``."""
+    missing = [p for p in args.paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        return f"no such file or folder: {', '.join(map(str, missing))}"
+    if args.assignment and args.assignment not in known:
+        return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
+    if args.jobs < 1:
+        return "--jobs must be at least 1"
+    cache = args.reference_cache
+    if cache and cache.exists() and not cache.is_dir():
+        return f"--reference-cache {cache} is not a folder"
+    from autograder.grader.sandbox import exposing_root
+
+    root = exposing_root(cache) if cache else None
+    if root is not None:  # its records hold every expected value
+        return (f"--reference-cache {cache} is inside {root}, which sandboxed kernels can "
+                "read: choose a folder outside it")
+    return ""
+
+
+def _invalid(sub: Submission, known: list[str]) -> Result:
+    """The result of a submission that is not graded (a problem, or an unknown assignment)."""
+    message = sub.problem or (f"unknown assignment {sub.assignment!r} (file {sub.path.name}); "
+                              f"known: {', '.join(known)}")
+    return Result(sub.student, sub.assignment, str(sub.path), status="invalid", message=message)
+
+
+def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
+               progress) -> list[Result]:
+    """Grade ``todo``, one by one or in ``args.jobs`` processes; the course directory, if
+    asked for (``--course``), ends up holding every grade."""
+    names = sorted({s.assignment for s in todo})
+    results: list[Result] = []
+    if not todo:
+        return results
+    first_seen = list(dict.fromkeys(s.assignment for s in todo))
+    # One assignment after another, in the order the trusted runs go: each run is done (and
+    # has filled the shared compilation cache) long before its assignment's later kernels.
+    todo = sorted(todo, key=lambda s: first_seen.index(s.assignment))
+    with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(1) as recorder:
+        course_root = args.course or Path(tmp) / "course"
+        records = (args.reference_cache or Path(tmp) / "records").resolve()
+        compiled = compiled_programs(records)  # filled by the trusted runs, read by kernels
+        # The trusted runs of the reference answers go on beside the grading (a grading job
+        # waits for an assignment's records only when it decides that assignment's checks).
+        def record_all() -> list[concurrent.futures.Future]:
+            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records)
+                    for name in first_seen]
+
+        if args.jobs == 1:
+            recorded = record_all()
+            db = make_course(course_root, names, limits=limits, source=args.source,
+                             compiled=compiled)
+            for sub in todo:
+                results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
+                                         records, args.feedback))
+                progress.advance()
+            for fut in recorded:
+                fut.result()  # a reference that fails its own tests fails the run
+            return results
+        template = Path(tmp) / "template"
+        # The jobs start first (forked before this process has a worker of its own) and load
+        # nbgrader while the template course is generated here.
+        with concurrent.futures.ProcessPoolExecutor(
+                args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
+            pool.submit(os.getpid).result()  # every job process is forked now...
+            recorded = record_all()  # ...before this process has a thread of its own
+            make_course(template, names, limits=limits, source=args.source, compiled=compiled)
+            close_workers()  # the template's; each job copies it and has its own
+            futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
+                                   args.source, limits, records, args.feedback)
+                       for sub in todo]
+            for fut in concurrent.futures.as_completed(futures):
+                results.append(fut.result())
+                progress.advance()
+            for fut in recorded:
+                fut.result()
+        if args.course:
+            record_grades(results, clone_course(template, course_root, limits), args.source)
+    return results
+
+
+def run(args: argparse.Namespace) -> int:
+    """Grade everything ``args`` names; exit status 0, 1 (grader failure) or 2 (usage)."""
+    known = assignments(args.source)
+    problem = _usage_error(args, known)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    subs = discover(args.paths, known, args.assignment)
+    if not subs:
+        print("error: no .ipynb files found", file=sys.stderr)
+        return 2
+    if args.shard:
+        k, n = args.shard
+        subs = [s for s in subs if shard_of(s.student, n) == k]
+        print(f"shard {k}/{n}: {len({s.student for s in subs})} student(s), {len(subs)} "
+              "submission(s)", file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    limits = Limits(args.cell_timeout, args.notebook_timeout)
+    isolated = isolation()
+    if isolated == "none":
+        print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
+              "the grader's access to files and network", file=sys.stderr)
+    from autograder.grader.progress import Progress
+
+    progress = Progress(len(subs), "grading")
+    unknown = [s for s in subs if s.problem or s.assignment not in known]
+    results = [_invalid(sub, known) for sub in unknown]
+    progress.advance(len(unknown))
+    try:
+        results += _grade_all([s for s in subs if s not in unknown], args, limits, progress)
+        if args.db:
+            record_grades(results, args.db, args.source)
+    except Exception as exc:  # noqa: BLE001
+        print(f"error: grading failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        close_workers()
+    progress.done()
+    env = environment()
+    for r in results:
+        r.environment = env
+        r.isolation = isolated
+        r.write(args.out)
+    write_reports(results, args.out, exports=args.export)
+    print((args.out / "summary.md").read_text(encoding="utf-8"))
+    return 0

@@ -1,0 +1,276 @@
+"""Grading one submission: rebuild, screen, autograde with nbgrader, verify, feedback.
+
+:func:`grade_one` turns one :class:`~autograder.grader.submissions.Submission` into a
+:class:`Result` (written as ``result.json``) and a feedback page, in an existing course
+directory (:mod:`autograder.grader.course`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.core.evidence import MIME as EVIDENCE
+from autograder.core.evidence import Entry
+from autograder.core.notebook import is_answer, is_test, nbgrader_meta, questions
+from autograder.grader.course import (
+    COURSE_ID,
+    Limits,
+    nbgrader,
+    restore_test_sources,
+    set_test_sources,
+    stage_log,
+)
+from autograder.grader.proof import add_proofs, proved
+from autograder.grader.release import SOLUTIONS, student_version
+from autograder.grader.result import QuestionResult, Result
+from autograder.grader.submissions import InvalidSubmission, Submission, read_submission
+from autograder.grader.verdict import judge_cell, timings
+
+# Grading's steps for one submission, as ``Result.stages`` names them (seconds each): reading,
+# rebuilding and screening it; the kernel's start (import of nothing yet), the notebook's
+# execution and the kernel's shutdown; the rest of nbgrader's autograde (its database, the
+# notebook's files); the judge (waiting for the trusted records, deciding each check); the
+# feedback page.
+STAGES = ("prepare", "kernel_start", "execute", "kernel_stop", "nbgrader", "judge", "feedback")
+MAX_EXTRA_CELLS = 2_000  # cells a submission may have beyond the released notebook's
+FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
+PREPARE_TIMEOUT = 60  # seconds to read, rebuild and screen one submission (normally < 1 s)
+
+
+def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Replace answer cells (and the student's own cells) that fail the screen.
+
+    A screened cell is not run: its source becomes a ``raise`` with the reason, so that
+    question fails and the others are graded as usual. Returns answer id -> message.
+    """
+    from autograder.grader.rebuild import EXTRA_KEY
+    from autograder.grader.screen import message, screen
+
+    flagged: dict[str, str] = {}
+    for cell in nb.cells:
+        gid = (nbgrader_meta(cell)["grade_id"] if is_answer(cell)
+               else cell.get("metadata", {}).get(EXTRA_KEY))
+        if not gid or cell.get("cell_type") != "code":
+            continue
+        found = screen(cell.source)
+        if found:
+            flagged[gid] = message(found)
+            cell.source = f"raise RuntimeError({flagged[gid]!r})"
+    return flagged
+
+
+def _error_of(cell: Any) -> tuple[str, str]:
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            return out.get("ename", "Error"), out.get("evalue", "")
+    return "", ""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str) -> Iterator[None]:
+    """Raise :class:`InvalidSubmission` when the block runs longer than ``seconds``.
+
+    The grader's own steps on a submission (reading, rebuilding, screening) run in this
+    process, not in the kernel: a notebook built to make them slow must not stall the batch.
+    Uses a real-time timer, so it applies in the main thread (where the grader runs each
+    submission, one by one or in a pool process); elsewhere the block runs unlimited.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "setitimer"):
+        yield
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise InvalidSubmission(f"{what} took longer than {seconds:g} s; the notebook was not "
+                                "graded")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def evidence_in(cell: Any) -> list[Entry]:
+    """The check results a test cell published (malformed ones are left out)."""
+    found = []
+    for out in cell.get("outputs", []):
+        data = out.get("data", {}) if isinstance(out.get("data"), dict) else {}
+        if out.get("output_type") in ("display_data", "execute_result") and EVIDENCE in data:
+            try:
+                found.append(Entry.from_json(data[EVIDENCE]))
+            except ValueError:
+                continue
+    return found
+
+
+def _verdict_output(status: str, score: float, points: float, message: str) -> dict:
+    """The grader's line under a test cell in the feedback page."""
+    text = f"Grader: {status} ({score:g} of {points:g} points)."
+    if message and status != "passed":
+        text += f" {message}"
+    return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
+
+
+def _kernel_stages(course: Path, student: str, assignment: str) -> dict[str, float]:
+    """The kernel's stage timings that autograde's run just wrote (read once, then removed)."""
+    path = stage_log(course) / student / f"{assignment}.json"
+    try:
+        found = json.loads(path.read_text())
+        path.unlink()
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in found.items() if k in STAGES}
+
+
+def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
+              source_dir: Path = SOLUTIONS, limits: Limits | None = None,
+              records_cache: Path | None = None, feedback: bool = True) -> Result:
+    """Grade one submission in an existing course directory; write its result files.
+
+    Each check is decided here, from the student's evidence and the trusted records of the
+    reference answers (:func:`~autograder.grader.reference_run.trusted_records`, cached in
+    ``records_cache``, by default the course's ``records/``). The feedback page is written
+    unless ``feedback`` is False; ``Result.stages`` says how long each step took.
+    """
+    from nbgrader.api import Gradebook
+
+    from autograder.grader.reference_run import trusted_records
+
+    result = Result(sub.student, sub.assignment, str(sub.path))
+    dest = out / sub.student / sub.assignment
+    dest.mkdir(parents=True, exist_ok=True)
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.stages[stage] = round(now - clock, 4)
+        clock = now
+
+    try:
+        source = nbformat.read(source_dir / f"{sub.assignment}.ipynb", as_version=4)
+        qs = questions(source)
+        result.max_score = sum(q.points for q in qs)
+        from autograder.grader.rebuild import rebuild
+
+        with time_limit(PREPARE_TIMEOUT, "reading, rebuilding and screening the notebook"):
+            nb = read_submission(sub.path)
+            released = student_version(source)
+            if len(nb.cells) > len(released.cells) + MAX_EXTRA_CELLS:
+                raise InvalidSubmission(f"the notebook has {len(nb.cells)} cells; at most "
+                                        f"{MAX_EXTRA_CELLS} more than the exercise's "
+                                        f"{len(released.cells)} are graded")
+            rebuilt = rebuild(released, nb)
+            screened = screen_answers(rebuilt.notebook)
+        tokens = add_proofs(rebuilt.notebook)
+        target = course / "submitted" / sub.student / sub.assignment
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
+        originals = set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
+        lap("prepare")
+        try:
+            proc = nbgrader(course, "autograde", sub.assignment, sub.student,
+                             timeout=(limits or Limits()).step_timeout)
+        finally:
+            restore_test_sources(db_url, sub.assignment, originals)
+        lap("nbgrader")
+        kernel = _kernel_stages(course, sub.student, sub.assignment)
+        result.stages["nbgrader"] = round(max(0.0, result.stages["nbgrader"]
+                                              - sum(kernel.values())), 4)
+        result.stages.update(kernel)
+        if proc.returncode != 0:
+            raise RuntimeError(f"nbgrader autograde failed:\n{proc.stderr[-2000:]}")
+        graded_path = (course / "autograded" / sub.student / sub.assignment
+                       / f"{sub.assignment}.ipynb")
+        graded = nbformat.read(graded_path, as_version=4)
+        cells = {nbgrader_meta(c)["grade_id"]: c for c in graded.cells if is_test(c)}
+        # Asked for only now: the grader may still be recording it while the kernel ran.
+        records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
+                                  records_cache or course / "records")
+        with Gradebook(db_url, COURSE_ID) as gb:
+            for q in qs:
+                grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
+                cell = cells.get(q.tests_id, {})
+                evidence = evidence_in(cell)
+                verdict = judge_cell(records.get(q.tests_id, []), evidence)
+                # The test cell ran to its end with no error (its proof), and every check it
+                # made passed, decided here from its evidence. (nbgrader also zeroes a cell that
+                # wrote to stderr, so a JAX warning failed honest work: it is not consulted.)
+                ok = proved(cell, q.tests_id, tokens[q.tests_id]) and verdict.passed
+                score = q.points if ok else 0.0
+                grade.auto_score, grade.manual_score = score, None
+                ename, evalue = _error_of(cell)
+                if q.answer_id in rebuilt.missing:
+                    status, msg = "missing", "no answer cell for this question was found"
+                elif ok and score >= q.points:  # (a screened extra cell did not matter)
+                    status, msg = "passed", ""
+                elif q.answer_id in screened:
+                    status, msg = "failed", screened[q.answer_id]
+                elif not verdict.passed and not verdict.missing:  # a check decided against
+                    status, msg = "failed", verdict.message
+                elif "Timeout" in ename or "timed out" in evalue.lower():
+                    status, msg = "timeout", "the tests ran out of time"
+                elif ename == "NotImplementedError":
+                    status, msg = "failed", "not attempted"
+                elif ename == "AssertionError":
+                    status, msg = "failed", evalue
+                elif ename:
+                    status, msg = "error", f"{ename}: {evalue}".strip(": ")
+                else:
+                    status, msg = "error", ("the tests did not report that they ran to the "
+                                            "end (output or the kernel was tampered with?)")
+                result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
+                                                       msg[:1000]))
+                measured = timings(records.get(q.tests_id, []), evidence)
+                if measured:
+                    result.timings[q.answer_id] = measured
+                if cell:
+                    cell.setdefault("outputs", []).append(
+                        _verdict_output(status, score, q.points, msg[:1000]))
+            gb.db.commit()
+        nbformat.write(graded, graded_path)  # the feedback page shows the grader's verdicts
+        result.score = sum(q.score for q in result.questions)
+        # Screened cells whose question passed anyway (a student's own cell) are noted here.
+        notes = list(rebuilt.notes) + [f"{q.id}: {screened[q.id]}." for q in result.questions
+                                       if q.id in screened and q.status == "passed"]
+        result.message = " ".join(notes)
+        lap("judge")
+        if feedback:
+            nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                     timeout=FEEDBACK_TIMEOUT)
+            for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
+                shutil.copy(html, dest / "feedback.html")
+            lap("feedback")
+    except InvalidSubmission as exc:
+        result.status, result.message = "invalid", f"{sub.path.name}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
+        result.status, result.message = "error", f"{type(exc).__name__}: {exc}"[:2000]
+    result.write(out)
+    return result
+
+
+def environment() -> dict[str, Any]:
+    """JAX version, backend and devices that grading runs on."""
+    try:
+        import jax
+
+        return {"jax": jax.__version__, "backend": jax.default_backend(),
+                "devices": [str(d) for d in jax.devices()]}
+    except Exception as exc:  # noqa: BLE001
+        return {"error": str(exc)}
+
+

@@ -1,0 +1,287 @@
+"""ExecuteWithLimits: nbgrader's Execute with a notebook deadline and an output budget.
+
+nbgrader's ``Execute`` limits each cell's time but not the notebook's, stops the whole
+autograde when the kernel dies (``sys.exit``, ``os._exit``, a killed kernel, out of memory),
+and keeps every byte a cell prints until ``LimitOutput`` trims lines (one 200 MB line stays
+200 MB). This subclass gives each cell at most the time left before the notebook's deadline,
+and once the deadline has passed or the kernel has died it executes nothing more: the
+remaining code cells get an error output, so questions answered before keep their points.
+Each cell keeps at most ``max_output_bytes`` of output; later output is dropped as it
+arrives, so it never accumulates in the grader's memory.
+
+With ``prestart_kernel``, the kernel for the next notebook this process executes is started
+as soon as the current one has stopped, so that it boots while the grader finishes the
+submission (saving grades, deciding checks, writing feedback) instead of while the next one
+waits. Each notebook still gets a kernel nobody used before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import math
+from pathlib import Path
+from time import monotonic, perf_counter
+from typing import Any
+
+from jupyter_core.utils import run_sync
+from nbclient.client import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, Integer, Unicode, default
+
+from autograder.core.evidence import MIME as EVIDENCE
+from autograder.grader.proof import MIME
+
+NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
+KERNEL_DIED_NAME = "KernelDiedError"
+PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
+# kernel name -> a kernel started for the next notebook: its manager and runtime directory
+_SPARE: dict[str, tuple[Any, Path | None]] = {}
+
+
+def _stop(km: Any, home: Path | None) -> None:
+    """Stop a kernel started ahead, and remove its runtime directory."""
+    from autograder.grader.sandbox import remove_runtime_dir
+
+    try:
+        run_sync(km.shutdown_kernel)(now=True)
+    except Exception:  # noqa: BLE001 - already gone: nothing left to stop
+        pass
+    if home is not None:
+        remove_runtime_dir(home)
+
+
+def stop_spare_kernels() -> None:
+    """Stop every kernel started ahead and not used (when this process ends)."""
+    while _SPARE:
+        _stop(*_SPARE.popitem()[1])
+
+
+atexit.register(stop_spare_kernels)
+
+
+def error_output(ename: str, evalue: str) -> NotebookNode:
+    """An nbformat error output."""
+    return NotebookNode(output_type="error", ename=ename, evalue=evalue,
+                        traceback=[f"{ename}: {evalue}"])
+
+
+class ExecuteWithLimits(Execute):
+    """Execute cells within a per-notebook deadline and a per-cell output budget."""
+
+    notebook_timeout = Integer(
+        600, help="seconds the whole notebook may run; later cells are not run").tag(config=True)
+    max_output_bytes = Integer(
+        100_000, help="bytes of output kept per cell; the rest is dropped").tag(config=True)
+    max_evidence_bytes = Integer(
+        4_000_000, help="bytes of check results (evidence) kept per cell, apart from other "
+        "output: a chatty answer cannot push its test cell's results out").tag(config=True)
+
+    stage_log = Unicode(
+        "", help="folder for each run's stage timings, <student>/<assignment>.json (kernel "
+        "start and execution, in seconds); empty: not written").tag(config=True)
+
+    prestart_kernel = Bool(
+        False, help="start the next notebook's kernel as soon as this one's has stopped; only "
+        "for kernels that start alike whatever the notebook (the sandbox's start in an empty "
+        "folder of their own)").tag(config=True)
+
+    _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
+
+    @default("shutdown_kernel")
+    def _stop_at_once(self) -> str:
+        """A graded kernel is used once: stopped at once, not asked to shut down and awaited
+        (which took about a second per submission)."""
+        return "immediate"
+
+    def create_kernel_manager(self) -> Any:
+        """nbclient's kernel manager; for IPC, with its files in a fresh directory of its own.
+
+        The sandboxed kernel (:mod:`autograder.grader.sandbox`) sees only that directory, and
+        writes its sockets there.
+        """
+        km = super().create_kernel_manager()
+        if km.transport == "ipc":
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            from autograder.grader.sandbox import new_kernel_dir
+
+            home = new_kernel_dir(Path(jupyter_runtime_dir()))
+            km.connection_file = str(home / "kernel.json")
+            km.ip = str(home / "ipc")
+            self._runtime_home = home
+        return km
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None
+                   ) -> tuple[NotebookNode, dict]:
+        """Execute ``nb`` like nbconvert's ExecutePreprocessor, within the limits."""
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        self._output_bytes: dict[int, int] = {}
+        self._proofs_kept: dict[int, int] = {}
+        self._evidence_bytes: dict[int, int] = {}
+        deadline = monotonic() + self.notebook_timeout
+        self._runtime_home = None
+        if km is None:
+            self._adopt_spare()
+        self._stages: dict[str, float] = {}
+        began = perf_counter()
+        try:
+            self._execute_within_limits(resources, deadline)
+        finally:
+            if self._runtime_home is not None:
+                from autograder.grader.sandbox import remove_runtime_dir
+
+                remove_runtime_dir(self._runtime_home)
+            self._stages["kernel_stop"] = perf_counter() - began - sum(self._stages.values())
+            self._write_stages(resources)
+            if self.prestart_kernel and km is None:
+                self._start_spare()
+        self.set_widgets_metadata()
+        return self.nb, self.resources
+
+    def _adopt_spare(self) -> None:
+        """Use the kernel started ahead for this kernel name, if one is there and alive.
+
+        The manager is set after ``NotebookClient.__init__``, so this client still owns it
+        and stops it after the notebook, like a kernel it started itself.
+        """
+        spare = _SPARE.pop(self.kernel_name, None) if self.kernel_name else None
+        if spare is None:
+            return
+        km, home = spare
+        try:
+            alive = run_sync(km.is_alive)()
+        except Exception:  # noqa: BLE001 - a broken manager counts as a dead kernel
+            alive = False
+        if alive:
+            self.km, self._runtime_home = km, home
+        else:
+            _stop(km, home)  # and start one the usual way
+
+    def _start_spare(self) -> None:
+        """Start the kernel for the next notebook this process executes (never fails the
+        current one: without a spare, the next notebook starts its kernel itself)."""
+        if not self.kernel_name or self.kernel_name in _SPARE:
+            return
+        self.km = self.kc = None
+        self._runtime_home = None
+        try:
+            km = self.create_kernel_manager()
+            home = self._runtime_home
+            self.start_new_kernel(cwd=str(home) if home is not None else None)
+        except Exception:  # noqa: BLE001
+            self.log.warning("could not start the next notebook's kernel ahead", exc_info=True)
+            if self.km is not None:
+                _stop(self.km, self._runtime_home)
+        else:
+            _SPARE[self.kernel_name] = (km, home)
+        finally:
+            self.km, self._runtime_home = None, None
+
+    def _write_stages(self, resources: Any) -> None:
+        """Write this run's stage timings where :attr:`stage_log` says, if it says."""
+        names = (resources or {}).get("nbgrader", {})
+        if not self.stage_log or not names.get("student") or not names.get("assignment"):
+            return
+        path = Path(self.stage_log) / names["student"] / f"{names['assignment']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({k: round(v, 4) for k, v in self._stages.items()}))
+
+    def _execute_within_limits(self, resources: Any, deadline: float) -> None:
+        """Start the kernel, seal its runtime directory, and run the cells until the deadline."""
+        stopped: NotebookNode | None = None
+        began = perf_counter()
+        with self.setup_kernel():
+            assert self.kc
+            info_msg = self.wait_for_reply(self.kc.kernel_info())
+            assert info_msg
+            if self._runtime_home is not None:
+                from autograder.grader.sandbox import seal_runtime_dir
+
+                seal_runtime_dir(self._runtime_home)  # sockets are bound: no answer writes there
+            self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            self._stages["kernel_start"] = perf_counter() - began
+            began = perf_counter()
+            for index, cell in enumerate(self.nb.cells):
+                if cell.cell_type != "code" or not cell.source.strip():
+                    continue
+                left = deadline - monotonic()
+                if stopped is None and left <= 0:
+                    stopped = error_output(NOTEBOOK_TIMEOUT_NAME, "the notebook ran out of time "
+                                           f"({self.notebook_timeout} s); this cell was not run")
+                if stopped is not None:
+                    cell.outputs = [stopped]
+                    continue
+                cell_timeout = max(1, min(self.timeout or math.inf, math.ceil(left)))
+                self.timeout_func = lambda _cell, t=cell_timeout: t
+                try:
+                    self.preprocess_cell(cell, resources, index)
+                except DeadKernelError:
+                    cell.outputs.append(error_output(
+                        KERNEL_DIED_NAME, "the kernel stopped while running this cell (it "
+                        "exited, was killed, or ran out of memory)"))
+                    stopped = error_output(KERNEL_DIED_NAME, "the kernel had stopped; this "
+                                           "cell was not run")
+                except CellTimeoutError as exc:
+                    cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
+            self._stages["execute"] = perf_counter() - began
+
+    def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int
+                        ) -> tuple[NotebookNode, dict]:
+        """Execute one cell; a test cell without entering IPython's history.
+
+        ``In``, ``_ih``, ``_i`` and ``Out`` then never hold a test cell's source (its hidden
+        tests) or value, so an answer that prints them shows nothing of the tests.
+        """
+        from autograder.core.notebook import is_test
+
+        self._check_assign_resources(resources)
+        cell = self.execute_cell(cell, index, store_history=not is_test(cell))
+        return cell, self.resources
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int
+               ) -> NotebookNode | None:
+        """Keep an output only while the cell's output budget lasts.
+
+        Every output counts against the budget, except check results (evidence), which have
+        their own. The first two short outputs of the proof's
+        type in a cell are kept even past it (a chatty but honest answer must not lose the
+        test cell's proof); any more are budgeted like the rest.
+        """
+        content = msg.get("content", {})
+        data = content.get("data", {}) if isinstance(content.get("data"), dict) else {}
+        size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
+        size += sum(len(str(t)) for t in content.get("traceback", []) or [])
+        if EVIDENCE in data:  # budgeted apart; what does not fit is lost (the check fails)
+            spent = self._evidence_bytes.get(cell_index, 0) + size
+            self._evidence_bytes[cell_index] = spent
+            if len(data) == 1 and spent <= self.max_evidence_bytes:
+                return super().output(outs, msg, display_id, cell_index)
+            return None
+        used = self._output_bytes.get(cell_index, 0)
+        self._output_bytes[cell_index] = used + size
+        if MIME in data and size < 1_000:
+            self._proofs_kept[cell_index] = self._proofs_kept.get(cell_index, 0) + 1
+            if self._proofs_kept[cell_index] <= PROOFS_KEPT_PAST_BUDGET:
+                return super().output(outs, msg, display_id, cell_index)
+        limit = self.max_output_bytes
+        if used + size <= limit:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= limit:  # the first output over budget: keep its head and a note
+            note = f"\n... output truncated: cells may print at most {limit} bytes ...\n"
+            if msg.get("msg_type") == "stream":
+                text = str(content.get("text", ""))[: max(0, limit - used)] + note
+                msg = {**msg, "content": {**content, "text": text}}
+            else:  # nbformat reads the type from the header: change it there too
+                msg = {**msg, "msg_type": "stream",
+                       "header": {**msg.get("header", {}), "msg_type": "stream"},
+                       "content": {"name": "stderr", "text": note}}
+            return super().output(outs, msg, display_id, cell_index)
+        if msg.get("msg_type") == "error":  # keep the exception itself, without traceback
+            msg = {**msg, "content": {**content, "traceback": []}}
+            return super().output(outs, msg, display_id, cell_index)
+        return None

@@ -1,0 +1,118 @@
+"""Reports for a grading run, written by :func:`write_reports` into the results folder.
+
+``python -m autograder grade`` (one run, or one shard ``--shard K/N``) and ``python -m
+autograder merge`` (shards combined) both end here. Everything written is a function of the
+*set* of results only: rows are sorted, numbers are written one way (:func:`format_score`),
+and no file records a time, a machine, a version or a path. So merging shards writes the same
+bytes as grading everything in one run.
+
+Files written in the results folder:
+
+``grades.csv``
+    One row per submission, sorted by student and assignment: ``student, assignment, score,
+    max_score, status, message`` (status ``graded``, ``invalid`` or ``error``; an invalid
+    submission scores 0 here).
+``summary.md``
+    The same as a table, the counts by status, a warning when submissions ran unisolated,
+    the changes since the previous grading (below), an item analysis and the figure. The
+    item analysis counts graded submissions only: per assignment and question, how many were
+    graded, how many passed, the pass rate, the mean score (of the question's points) and
+    the most common failure message (messages of the questions not passed, on one line, cut
+    to 120 characters; the most frequent, ties to the first in sort order).
+``scores.png``
+    Score distribution per assignment (percent of the assignment's points, one box and one
+    dot per graded submission) and pass rate per question (horizontal bars). Graded
+    submissions only; not written (and an earlier one removed) when nothing was graded.
+``changes.csv``
+    Only when the folder already held a ``grades.csv`` (an earlier run: a regrade) and a
+    score changed, appeared or disappeared: ``student, assignment, old_score, new_score``,
+    empty where there was or is no row. The earlier ``grades.csv`` is read before it is
+    replaced. ``summary.md`` then lists them as ``student · assignment: old → new``, or says
+    that no score changed. A folder without an earlier ``grades.csv`` gets no such section,
+    so a fresh merge and a fresh single run stay identical. An earlier ``grades.csv`` that
+    cannot be read is named in ``summary.md`` and replaced; nothing fails.
+``grades-canvas.csv`` (``--export canvas``, :func:`write_canvas`)
+    Canvas's gradebook import (Grades > Import): the header ``Student, ID, SIS User ID, SIS
+    Login ID, Section`` then one column per assignment (the notebook's name, such as
+    ``01_arrays``), a second row ``Points Possible`` with each assignment's points (as in
+    Canvas's own export; optional on import, and Canvas reads it for an assignment the import
+    creates), then one row per student. Canvas's importer wants ``Student`` and ``ID``
+    first and ``Section`` as the last student column, with ``SIS User ID`` and ``SIS Login
+    ID`` between them; it finds each row's student by ``ID`` (Canvas's user id), then ``SIS
+    User ID``, then ``SIS Login ID``, then the name. The grader knows only the student's
+    folder name (in GitHub Classroom, the GitHub username): it is written in ``Student``
+    and ``SIS Login ID``; ``ID``, ``SIS User ID`` and ``Section`` are left empty. Where
+    logins are not GitHub usernames, Canvas lists the students it could not find on the
+    import page to match by hand, or fill ``ID`` from Canvas's own export first. Columns
+    whose name matches no Canvas assignment are likewise offered to match or to create.
+``grades-moodle.csv`` (``--export moodle``, :func:`write_moodle`)
+    Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file):
+    the header ``username`` then one column per assignment, then one row per student and
+    nothing else (Moodle takes every row for a user, and one it cannot find stops the whole
+    import, so there is no points row). On the preview page set "Identify user by" to map
+    from ``username`` to ``username``, or to ``ID number`` where the learners' GitHub
+    usernames are recorded as their ID numbers (or replace the column with e-mail addresses),
+    and map each assignment column to its grade item or to a new grade item.
+    Comma-separated, UTF-8, ``.`` as the decimal point (Moodle reads it in any language), no
+    thousands separator.
+
+A student's cell in both exports is the score of a graded submission. An invalid submission,
+one the grader failed on, or no submission at all leaves the cell empty, never 0: the grader
+did not grade it, and a 0 would count against the student. Canvas's import page lists every
+cell that would change (old and new score) before anything is saved. Moodle takes an empty
+cell (or ``-``) as "no grade", which clears a grade entered by hand in that item, so check
+the empty cells before importing over such grades. ``grades.csv`` and ``summary.md`` say why
+each was not graded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from autograder.grader.reports.common import FIGURE, format_score, sorted_results
+from autograder.grader.reports.exports import CANVAS_COLUMNS, EXPORT_WRITERS, EXPORTS, export_path
+from autograder.grader.reports.figure import scores_figure, write_figure
+from autograder.grader.reports.grades import (
+    CHANGES,
+    CHANGES_COLUMNS,
+    compare_with_previous,
+    write_changes,
+    write_grades,
+)
+from autograder.grader.reports.summary import MESSAGE_CHARS, item_analysis, summary_markdown
+from autograder.grader.result import Result
+
+__all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "MESSAGE_CHARS", "format_score",
+           "item_analysis", "scores_figure", "write_reports"]
+
+
+def _figure(results: list[Result], path: Path) -> bool | str:
+    try:
+        return write_figure(results, path)
+    except ImportError:
+        path.unlink(missing_ok=True)
+        return "matplotlib is not installed"
+
+
+def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = ()) -> None:
+    """Write ``grades.csv``, ``summary.md``, ``scores.png``, ``changes.csv`` (on a regrade
+    that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``.
+
+    Raises:
+        ValueError: an export not in :data:`EXPORTS` (before anything is written).
+    """
+    unknown = sorted(set(exports) - set(EXPORTS))
+    if unknown:
+        raise ValueError(f"unknown export {', '.join(unknown)}; known: {', '.join(EXPORTS)}")
+    ordered = sorted_results(results)
+    regrade = compare_with_previous(out / "grades.csv", ordered)  # before it is replaced
+    write_grades(ordered, out / "grades.csv")
+    if regrade.changes:
+        write_changes(regrade.changes, out / CHANGES)
+    else:
+        (out / CHANGES).unlink(missing_ok=True)
+    for name in sorted(set(exports)):
+        EXPORT_WRITERS[name](ordered, export_path(out, name))
+    figure = _figure(ordered, out / FIGURE)
+    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure), encoding="utf-8")

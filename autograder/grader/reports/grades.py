@@ -1,0 +1,110 @@
+"""``grades.csv``, and the changes a regrade made (``changes.csv``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grader.reports.common import by_submission, format_score, sorted_results
+from autograder.grader.result import Result
+
+GRADES_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message")
+CHANGES_COLUMNS = ("student", "assignment", "old_score", "new_score")
+CHANGES = "changes.csv"
+
+
+def write_grades(results: Iterable[Result], path: Path) -> None:
+    """Write ``grades.csv``: one row per submission (columns :data:`GRADES_COLUMNS`)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(GRADES_COLUMNS)
+        for r in sorted_results(results):
+            writer.writerow([r.student, r.assignment, format_score(r.score),
+                             format_score(r.max_score), r.status, r.message])
+
+
+@dataclass(frozen=True)
+class Change:
+    """A score that differs from the previous grading (None: no row then, or now)."""
+
+    student: str
+    assignment: str
+    old: float | None
+    new: float | None
+
+
+def read_scores(path: Path) -> dict[tuple[str, str], float]:
+    """The scores in a ``grades.csv``, by (student, assignment).
+
+    Raises:
+        ValueError: the file cannot be read or is not a ``grades.csv`` as written here;
+            the message says why (without the file's path).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except OSError as exc:
+        raise ValueError(exc.strerror or type(exc).__name__) from None
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        columns = reader.fieldnames or []
+        missing = [c for c in ("student", "assignment", "score") if c not in columns]
+        if missing:
+            raise ValueError(f"no {', '.join(missing)} column")
+        scores = {}
+        for row in reader:
+            try:
+                score = float(row["score"])
+            except (TypeError, ValueError):
+                raise ValueError(f"line {reader.line_num}: the score {row['score']!r} is not a "
+                                 "number") from None
+            scores[(row["student"], row["assignment"])] = score
+    except csv.Error as exc:
+        raise ValueError(f"not CSV ({exc})") from None
+    return scores
+
+
+def score_changes(old: dict[tuple[str, str], float],
+                  new: dict[tuple[str, str], float]) -> list[Change]:
+    """Scores that changed, appeared or disappeared from ``old`` to ``new``, sorted by
+    (student, assignment); equal as written (:func:`format_score`) counts as unchanged."""
+    def written(score: float | None) -> str | None:
+        return None if score is None else format_score(score)
+
+    return [Change(*key, old.get(key), new.get(key)) for key in sorted(old.keys() | new.keys())
+            if written(old.get(key)) != written(new.get(key))]
+
+
+def write_changes(changes: Sequence[Change], path: Path) -> None:
+    """Write ``changes.csv`` (columns :data:`CHANGES_COLUMNS`; empty for no row)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(CHANGES_COLUMNS)
+        for c in changes:
+            writer.writerow([c.student, c.assignment, "" if c.old is None else format_score(c.old),
+                             "" if c.new is None else format_score(c.new)])
+
+
+@dataclass(frozen=True)
+class Regrade:
+    """What the folder's previous ``grades.csv`` says about this grading."""
+
+    previous: bool  # the folder held a grades.csv
+    changes: list[Change]
+    problem: str = ""  # why the previous grades.csv could not be read
+
+
+def compare_with_previous(path: Path, results: Iterable[Result]) -> Regrade:
+    """Compare ``results`` with the ``grades.csv`` at ``path`` (call before replacing it)."""
+    if not path.exists():
+        return Regrade(previous=False, changes=[])
+    try:
+        old = read_scores(path)
+    except ValueError as exc:
+        return Regrade(previous=True, changes=[], problem=str(exc))
+    new = {key: r.score for key, r in by_submission(results).items()}
+    return Regrade(previous=True, changes=score_changes(old, new))

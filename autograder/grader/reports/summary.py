@@ -1,0 +1,162 @@
+"""``summary.md``: the grades as a table, counts, regrade changes, and the item analysis."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from autograder.grader.reports.common import (
+    FIGURE,
+    by_submission,
+    cut,
+    format_score,
+    md,
+    one_line,
+    percent,
+    short,
+    sorted_results,
+)
+from autograder.grader.reports.grades import CHANGES, Regrade
+from autograder.grader.result import QuestionResult, Result
+
+MESSAGE_CHARS = 120  # a failure message in the item analysis is cut to this
+NOTE_CHARS = 200  # a submission's note in the summary table is cut to this
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """How one question of one assignment went, over the graded submissions."""
+
+    assignment: str
+    question: str
+    graded: int  # graded submissions that have this question
+    passed: int
+    mean_score: float
+    max_score: float
+    failure: str = ""  # the most common failure message ("" when none failed)
+    failure_count: int = 0
+
+    @property
+    def pass_rate(self) -> float:
+        """Passed / graded (0 when none was graded)."""
+        return self.passed / self.graded if self.graded else 0.0
+
+
+def failure_text(question: QuestionResult) -> str:
+    """How a question that did not pass is counted: its message (or, without one, its
+    status) on one line, cut to :data:`MESSAGE_CHARS` characters."""
+    return cut(one_line(question.message) or question.status, MESSAGE_CHARS)
+
+
+def most_common(texts: Iterable[str]) -> tuple[str, int]:
+    """The most frequent of ``texts`` and its count; a tie goes to the first in sort order;
+    ``("", 0)`` for none."""
+    counts = Counter(texts)
+    if not counts:
+        return "", 0
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def item_analysis(results: Iterable[Result]) -> list[QuestionStats]:
+    """Per assignment (sorted) and question (in notebook order), over graded submissions
+    only: how many were graded and passed, the mean score and the most common failure."""
+    found: dict[tuple[str, str], list[QuestionResult]] = {}
+    for r in by_submission(results).values():
+        if r.status == "graded":
+            for q in r.questions:
+                found.setdefault((r.assignment, q.id), []).append(q)
+    first_seen = {key: i for i, key in enumerate(found)}  # report order: a function of the set
+    stats = []
+    for assignment, question in sorted(found, key=lambda k: (k[0], first_seen[k])):
+        qs = found[(assignment, question)]
+        failure, count = most_common(failure_text(q) for q in qs if q.status != "passed")
+        stats.append(QuestionStats(
+            assignment, question, graded=len(qs), passed=sum(q.status == "passed" for q in qs),
+            mean_score=sum(q.score for q in qs) / len(qs), max_score=max(q.max_score for q in qs),
+            failure=failure, failure_count=count))
+    return stats
+
+
+def _grades_table(results: list[Result]) -> list[str]:
+    lines = ["# Grades", "", "| student | assignment | score | status | notes |",
+             "|---|---|---|---|---|"]
+    for r in results:
+        failed = [q.id for q in r.questions if q.status != "passed"]
+        note = r.message or (("not passed: " + ", ".join(failed)) if failed else "")
+        note = md(cut(one_line(note), NOTE_CHARS))
+        lines.append(f"| {md(r.student)} | {md(r.assignment)} | {format_score(r.score)} / "
+                     f"{format_score(r.max_score)} | {r.status} | {note} |")
+    return lines
+
+
+def _counts(results: list[Result]) -> list[str]:
+    graded = sum(r.status == "graded" for r in results)
+    return ["", f"{len(results)} submission(s): {graded} graded, "
+            f"{sum(r.status == 'invalid' for r in results)} invalid, "
+            f"{sum(r.status == 'error' for r in results)} error(s)."]
+
+
+def _isolation_warning(results: list[Result]) -> list[str]:
+    if not any(r.isolation == "none" for r in results if r.status != "invalid"):
+        return []
+    return ["", "**Submissions ran unisolated**: no sandbox (bubblewrap) was available, "
+            "so their code could read and write what the grader can and reach the "
+            "network. See autograder/SECURITY.md."]
+
+
+def _changes_section(regrade: Regrade) -> list[str]:
+    if not regrade.previous:
+        return []
+    lines = ["", "## Changes since the previous grading", ""]
+    if regrade.problem:
+        return lines + [f"**The previous grades.csv could not be read** ({md(regrade.problem)})"
+                        ", so changes are not listed; it has been replaced."]
+    if not regrade.changes:
+        return lines + ["No score changed since the previous grading."]
+
+    def shown(score: float | None) -> str:
+        return "—" if score is None else format_score(score)
+
+    lines += [f"{len(regrade.changes)} score(s) changed (also in {CHANGES}):", ""]
+    return lines + [f"- {md(c.student)} · {md(c.assignment)}: {shown(c.old)} → {shown(c.new)}"
+                    for c in regrade.changes]
+
+
+def _item_analysis_section(stats: list[QuestionStats]) -> list[str]:
+    lines = ["", "## Item analysis", "",
+             "Graded submissions only. Mean score is of the question's points; the failure is "
+             "the most common message among the submissions that did not pass."]
+    if not stats:
+        return lines + ["", "No graded submission."]
+    for assignment in sorted({s.assignment for s in stats}):
+        lines += ["", f"### {md(assignment)}", "",
+                  "| question | graded | passed | pass rate | mean score | most common failure |",
+                  "|---|---|---|---|---|---|"]
+        for s in (s for s in stats if s.assignment == assignment):
+            share = s.mean_score / s.max_score if s.max_score else 0.0
+            failure = f"{md(s.failure)} ({s.failure_count})" if s.failure else ""
+            lines.append(f"| {md(s.question)} | {s.graded} | {s.passed} | {percent(s.pass_rate)}"
+                         f" | {short(s.mean_score)} / {format_score(s.max_score)} "
+                         f"({percent(share)}) | {failure} |")
+    return lines
+
+
+def _figure_section(figure: bool | str) -> list[str]:
+    if figure is True:
+        return ["", "## Scores", "", f"![Scores]({FIGURE})"]
+    if figure:
+        return ["", "## Scores", "", f"No figure: {figure}."]
+    return []
+
+
+def summary_markdown(results: Iterable[Result], regrade: Regrade | None = None,
+                     figure: bool | str = False) -> str:
+    """The text of ``summary.md``: the table, counts, isolation warning, changes since the
+    previous grading, item analysis and figure. ``figure``: True when ``scores.png`` was
+    written, or why it was not."""
+    ordered = sorted_results(results)
+    lines = (_grades_table(ordered) + _counts(ordered) + _isolation_warning(ordered)
+             + _changes_section(regrade or Regrade(previous=False, changes=[]))
+             + _item_analysis_section(item_analysis(ordered)) + _figure_section(figure))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,55 @@
+"""What grading one submission gives: :class:`Result` (``result.json``) and its questions.
+
+Its own module, so that every step that reads or writes results (the course's gradebooks,
+grading, reports, merge) can use the type without importing one another.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class QuestionResult:
+    """The outcome of one question."""
+
+    id: str
+    score: float
+    max_score: float
+    status: str  # passed | failed | error | timeout | missing
+    message: str = ""
+
+
+@dataclass
+class Result:
+    """What ``result.json`` holds for one submission."""
+
+    student: str
+    assignment: str
+    submission: str
+    score: float = 0.0
+    max_score: float = 0.0
+    status: str = "graded"  # graded | invalid | error
+    message: str = ""
+    questions: list[QuestionResult] = field(default_factory=list)
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per step (STAGES)
+    environment: dict[str, Any] = field(default_factory=dict)
+    isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        """A result read back from ``result.json``."""
+        fields = dict(data)
+        fields["questions"] = [QuestionResult(**q) for q in fields.get("questions", [])]
+        return cls(**fields)
+
+    def write(self, out: Path) -> Path:
+        """Write ``out/<student>/<assignment>/result.json``; return its path."""
+        dest = out / self.student / self.assignment
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "result.json").write_text(json.dumps(asdict(self), indent=2) + "\n")
+        return dest / "result.json"

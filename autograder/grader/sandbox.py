@@ -1,0 +1,260 @@
+"""Run a submission's Jupyter kernel in a bubblewrap sandbox with resource limits.
+
+The grader writes a kernelspec (:func:`install_kernelspec`) whose command is this module's
+launcher, ``python -m autograder.grader.sandbox CONNECTION_FILE``. The launcher sets resource limits
+and execs ``bwrap`` around ``python -m ipykernel_launcher``. Inside the sandbox only the
+system directories, the Python installation and the ``autograder`` package (without its
+tests) are visible, read-only; ``/tmp`` is a small private tmpfs and the working directory;
+there is no network, the process tree is in its own PID namespace, and the environment is
+cleared. The shared compilation cache (:mod:`autograder.grader.compile_cache`), when the kernelspec
+names one (``--compiled DIR``), is bound read-only. When the grader runs as root, the kernel
+runs as ``nobody`` so that the process limit holds (the kernel exempts root from it). The
+kernel talks to its client over Unix sockets (IPC transport) in a fresh directory of its own
+(:func:`new_kernel_dir`), the one writable directory bound in.
+
+Where bubblewrap does not work (not Linux, not installed, user namespaces disallowed)
+:func:`available` is false and grading falls back to the plain ``python3`` kernel: the
+result says ``"isolation": "none"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+KERNEL_NAME = "learn-jax-sandbox"
+NOBODY = 65534
+MEMORY_BYTES = 4 * 2**30  # RLIMIT_DATA: heap and private mappings (XLA works under it)
+FILE_BYTES = 64 * 2**20  # RLIMIT_FSIZE: the largest file the kernel may write
+TMP_BYTES = 64 * 2**20  # size of the private /tmp
+PROCESSES = 512  # RLIMIT_NPROC for uid nobody (threads count: JAX starts a few dozen)
+OPEN_FILES = 1024
+_KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
+_KEEP_ENV_PREFIX = ("JAX_", "XLA_", "TF_CPP_")
+COMPILED_OPTION = "--compiled"  # the launcher's option naming the shared compilation cache
+
+
+def bwrap() -> str | None:
+    """The ``bwrap`` executable, or None where there is none."""
+    return shutil.which("bwrap") if sys.platform.startswith("linux") else None
+
+
+def _as_nobody() -> bool:
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def _readable_roots() -> list[Path]:
+    """Directories bound read-only: the Python installation and this package."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+             Path(sys.executable).resolve().parent.parent, _package_dir()}
+    system = {Path("/usr"), Path("/etc")}
+    return sorted(r for r in roots if r not in system and r != Path("/"))
+
+
+def exposing_root(path: Path) -> Path | None:
+    """The folder bound into every sandboxed kernel that holds ``path`` (so kernels can read
+    it), or None."""
+    target = path.resolve()
+    for root in [*_readable_roots(), Path("/usr"), Path("/etc")]:
+        if target == root or root in target.parents:
+            return root
+    return None
+
+
+def _ancestors(paths: list[Path]) -> list[Path]:
+    found: set[Path] = set()
+    for path in paths:
+        found.update(p for p in path.parents if p != Path("/"))
+    return sorted(found, key=lambda p: (len(p.parts), str(p)))
+
+
+def sandbox_args(runtime_dir: Path, compiled: Path | None = None) -> list[str]:
+    """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``, and
+    reading the shared compilation cache ``compiled`` (bound read-only) when given."""
+    from autograder.grader.compile_cache import reader_env, without_cache_settings
+
+    args = [bwrap() or "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+            "--proc", "/proc", "--dev", "/dev", "--die-with-parent",
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try"]
+    if os.geteuid() != 0:
+        args.append("--unshare-user")
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    for dev in sorted(Path("/dev").glob("nvidia*")):  # GPUs, where there are any
+        args += ["--dev-bind", str(dev), str(dev)]
+    roots = _readable_roots()
+    runtime = runtime_dir.resolve()
+    shared = compiled.resolve() if compiled is not None and compiled.is_dir() else None
+    # /tmp first: binds below it (a scratch course directory) must stay visible.
+    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    # bwrap creates missing parent directories 0700: make them traversable for nobody.
+    for parent in _ancestors([*roots, runtime, *([shared] if shared else [])]):
+        if parent != Path("/tmp") and not any(parent == r or r in parent.parents
+                                              for r in (Path("/usr"), Path("/etc"))):
+            args += ["--perms", "0755", "--dir", str(parent)]
+    for root in roots:
+        args += ["--ro-bind", str(root), str(root)]
+    tests = _package_dir() / "tests"
+    if tests.is_dir():  # fixtures there include solutions
+        args += ["--tmpfs", str(tests)]
+    args += ["--bind", str(runtime), str(runtime), "--chdir", "/tmp", "--clearenv",
+             "--setenv", "HOME", "/tmp",
+             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin"]
+    env = {k: v for k, v in without_cache_settings(dict(os.environ)).items()
+           if k in _KEEP_ENV or k.startswith(_KEEP_ENV_PREFIX)}
+    if shared is not None:
+        args += ["--ro-bind", str(shared), str(shared)]  # read-only: no kernel writes there
+        env.update(reader_env(shared))
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
+    if _as_nobody():
+        args += ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    else:
+        args += ["--cap-drop", "ALL", "--"]
+    return args
+
+
+def set_limits() -> None:
+    """Apply the kernel's resource limits to this process (inherited by what it execs)."""
+    limits = {resource.RLIMIT_DATA: MEMORY_BYTES, resource.RLIMIT_FSIZE: FILE_BYTES,
+              resource.RLIMIT_NOFILE: OPEN_FILES, resource.RLIMIT_CORE: 0}
+    if _as_nobody():  # the kernel exempts root; for other users the count is per user
+        limits[resource.RLIMIT_NPROC] = PROCESSES
+    for which, value in limits.items():
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+
+def kernel_command(connection_file: str, extra: list[str], compiled: Path | None = None
+                   ) -> list[str]:
+    """The full command that runs an ipykernel for ``connection_file`` in the sandbox (with
+    the shared compilation cache ``compiled`` read-only, when given)."""
+    runtime = Path(connection_file).resolve().parent
+    return [*sandbox_args(runtime, compiled), sys.executable, "-m", "ipykernel_launcher",
+            "-f", str(Path(connection_file).resolve()), *extra]
+
+
+def prepare_runtime_dir(runtime_dir: Path) -> None:
+    """Make ``runtime_dir`` a directory the sandboxed kernel may write (its own, fresh one)."""
+    runtime_dir.mkdir(parents=True, exist_ok=True)
+    if _as_nobody():
+        os.chown(runtime_dir, NOBODY, NOBODY)
+    runtime_dir.chmod(0o700)
+
+
+def seal_runtime_dir(runtime_dir: Path) -> bool:
+    """Take write access to ``runtime_dir`` away from the kernel once its sockets exist.
+
+    The kernel binds every socket while it starts; after that it needs no new file there. The
+    directory and the connection file become root's and read-only to others, so a submission
+    cannot fill the host's disk through the one host folder it can see, nor swap its sockets.
+    Possible only when the grader is root and the kernel ``nobody``; returns whether sealed.
+    """
+    if not _as_nobody() or not runtime_dir.is_dir():
+        return False
+    for entry in [runtime_dir, *runtime_dir.iterdir()]:
+        if entry.is_symlink():
+            entry.unlink()  # the kernel made it: nothing of the grader's may point elsewhere
+            continue
+        os.chown(entry, 0, 0, follow_symlinks=False)
+        if entry.is_dir() or entry.is_file():
+            entry.chmod(0o755 if entry.is_dir() else 0o644)
+    return True
+
+
+def remove_runtime_dir(runtime_dir: Path) -> None:
+    """Delete a kernel's runtime directory after the kernel ended (nothing outlives its run)."""
+    shutil.rmtree(runtime_dir, ignore_errors=True)
+
+
+def new_kernel_dir(runtime_root: Path) -> Path:
+    """A fresh directory under ``runtime_root`` for one kernel's connection file and sockets.
+
+    Each kernel gets its own, never reused: files a kernel leaves there cannot affect the
+    next kernel or the grader.
+    """
+    import tempfile
+
+    runtime_root.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="kernel-", dir=runtime_root))
+    prepare_runtime_dir(path)
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def available() -> bool:
+    """True when a Python process starts in the sandbox here (probed once per process)."""
+    if bwrap() is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="learn-jax-probe-") as tmp:
+        runtime = Path(tmp) / "runtime"
+        prepare_runtime_dir(runtime)
+        cmd = [*sandbox_args(runtime), sys.executable, "-c", "import ipykernel, autograder"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, timeout=60,
+                                  preexec_fn=set_limits)  # noqa: PLW1509 - before exec only
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return proc.returncode == 0
+
+
+def install_kernelspec(share_dir: Path, compiled: Path | None = None) -> str:
+    """Write the sandbox kernelspec under ``share_dir/kernels``; return its name.
+
+    Put ``share_dir`` on ``JUPYTER_PATH`` for the kernel to be found. With ``compiled``, the
+    kernels read that shared compilation cache (read-only).
+    """
+    spec = share_dir / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True, exist_ok=True)
+    cache = [COMPILED_OPTION, str(compiled.resolve())] if compiled is not None else []
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "autograder.grader.sandbox", *cache, "{connection_file}"],
+        "display_name": "Python 3 (learn-jax sandbox)",
+        "language": "python",
+        # SIGINT sent to bwrap would end the sandbox: interrupt by message instead.
+        "interrupt_mode": "message",
+        "metadata": {"debugger": False},
+    }, indent=1))
+    return KERNEL_NAME
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Launcher: ``python -m autograder.grader.sandbox [--compiled DIR] CONNECTION_FILE
+    [ARGS...]``."""
+    args = sys.argv[1:] if argv is None else argv
+    compiled = None
+    if args[:1] == [COMPILED_OPTION] and len(args) > 1:
+        compiled, args = Path(args[1]), args[2:]
+    if not args:
+        sys.exit(f"usage: python -m autograder.grader.sandbox [{COMPILED_OPTION} DIR] "
+                 "CONNECTION_FILE [ARGS...]")
+    connection_file = args[0]
+    if _as_nobody():
+        os.chown(connection_file, NOBODY, NOBODY)
+    command = kernel_command(connection_file, args[1:], compiled)
+    set_limits()
+    os.execv(command[0], command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""What a notebook runs on: backend, devices, and problem sizes chosen per backend."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def use_simulated_cpu_devices(count: int = 8) -> bool:
+    """Ask XLA for ``count`` simulated CPU devices when fewer than two accelerators exist.
+
+    Must run before JAX is imported (XLA reads its flags once). Returns True when it set the
+    flag, and prints why, so a reader sees where the extra devices come from. On a host with
+    two or more GPUs or TPU cores it does nothing: those devices are used instead.
+
+    Args:
+        count: how many CPU devices to simulate.
+    """
+    if "jax" in sys.modules:
+        raise RuntimeError(
+            "JAX is already imported, so XLA will not see new flags. Restart the kernel and "
+            "run this cell first."
+        )
+    if accelerator_count() >= 2:
+        return False
+    flag = f"--xla_force_host_platform_device_count={count}"
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
+    # Keep JAX on the CPU so the simulated devices are the ones it uses.
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    print(
+        f"Fewer than two accelerators here: simulating {count} CPU devices "
+        f"(XLA_FLAGS={flag}). The code below runs unchanged on 8 real GPUs or TPU cores."
+    )
+    return True
+
+
+def accelerator_count() -> int:
+    """Count GPUs/TPU chips without importing JAX (cheap probes only)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([d for d in visible.split(",") if d.strip() not in ("", "-1")])
+    try:
+        return len([n for n in os.listdir("/dev") if n.startswith(("nvidia", "accel", "vfio"))
+                    and n[-1].isdigit()])
+    except OSError:
+        return 0
+
+
+def backend() -> str:
+    """The default JAX backend: ``"cpu"``, ``"gpu"`` or ``"tpu"``."""
+    import jax
+
+    name = jax.default_backend()
+    return "gpu" if name in ("cuda", "rocm") else name
+
+
+def describe() -> dict[str, object]:
+    """Print and return the JAX version, backend and devices this notebook runs on.
+
+    When the JAX found is outside the versions the course is tested on (Colab's, in
+    ``requirements-colab.txt``, to the pinned one), it also says so, and why outputs may then
+    differ from the text; ``info["tested"]`` is False then.
+    """
+    import jax
+
+    from autograder.kernel.compat import tested_range_note
+
+    devices = jax.devices()
+    note = tested_range_note(jax.__version__)
+    info: dict[str, object] = {
+        "jax": jax.__version__,
+        "backend": backend(),
+        "device_count": len(devices),
+        "devices": sorted({d.device_kind for d in devices}),
+        "tested": note is None,
+    }
+    print(
+        f"JAX {info['jax']} on {info['backend'].upper()}: {len(devices)} device(s), "
+        f"{', '.join(info['devices'])}"
+    )
+    if note:
+        print(f"Note: {note}")
+    return info
+
+
+def pick(cpu: T, gpu: T | None = None, tpu: T | None = None) -> T:
+    """Choose a value (a problem size, a repeat count) for the backend in use.
+
+    Quick on a 2-core CPU, large enough on an accelerator to show the effect. ``tpu`` falls
+    back to ``gpu``, and ``gpu`` to ``cpu``.
+
+    Args:
+        cpu: the value on a CPU.
+        gpu: the value on a GPU (default: ``cpu``).
+        tpu: the value on a TPU (default: ``gpu``).
+    """
+    name = backend()
+    if name == "tpu" and tpu is not None:
+        return tpu
+    if name in ("gpu", "tpu") and gpu is not None:
+        return gpu
+    return cpu
