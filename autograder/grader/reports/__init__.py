@@ -70,8 +70,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from autograder.grader.reports.common import FIGURE, format_score, sorted_results
-from autograder.grader.reports.exports import CANVAS_COLUMNS, EXPORT_WRITERS, EXPORTS, export_path
+from autograder.grader.classlist import Classroom
+from autograder.grader.reports.common import FIGURE, format_score, md, sorted_results
+from autograder.grader.reports.exports import (
+    CANVAS_COLUMNS,
+    EXPORT_WRITERS,
+    EXPORTS,
+    UNMATCHED,
+    ExportReport,
+    export_path,
+    write_unmatched,
+)
 from autograder.grader.reports.figure import scores_figure, write_figure
 from autograder.grader.reports.grades import (
     CHANGES,
@@ -87,6 +96,35 @@ __all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "MESSAGE_CHARS", "for
            "item_analysis", "scores_figure", "write_reports"]
 
 
+def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]) -> list[str]:
+    """``summary.md``'s lines on the hand-set scores (with their reasons) and on what the
+    exports could not place (students left out, columns not found)."""
+    lines: list[str] = []
+    if classroom is not None and (classroom.applied or classroom.override_problems):
+        lines += ["", "## Scores set by hand", ""]
+
+        def shown(score: float | None) -> str:
+            return "—" if score is None else format_score(score)
+
+        for a in classroom.applied:
+            what = f"{md(a.student)} · {md(a.assignment)}" + (f" · {md(a.question)}"
+                                                              if a.question else "")
+            lines.append(f"- {what}: {shown(a.old)} → {shown(a.new)} ({md(a.reason)})")
+        for problem in classroom.override_problems:
+            lines.append(f"- **not applied**: {md(problem)}")
+    unmatched = [u for report in found for u in report.unmatched]
+    notes = [n for report in found for n in report.notes]
+    if unmatched or notes:
+        lines += ["", "## Left out of the gradebook imports", ""]
+        if unmatched:
+            lines += [f"{len(unmatched)} student(s) not matched, so not in the import "
+                      f"(also in {UNMATCHED}):", ""]
+            lines += [f"- {md(u.student)} ({u.export}): {md(u.reason)}" for u in unmatched]
+        if notes:
+            lines += ["", *(f"- {md(n)}" for n in notes)]
+    return lines
+
+
 def _figure(results: list[Result], path: Path) -> bool | str:
     try:
         return write_figure(results, path)
@@ -95,9 +133,13 @@ def _figure(results: list[Result], path: Path) -> bool | str:
         return "matplotlib is not installed"
 
 
-def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = ()) -> None:
+def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = (),
+                  classroom: Classroom | None = None) -> None:
     """Write ``grades.csv``, ``summary.md``, ``scores.png``, ``changes.csv`` (on a regrade
-    that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``.
+    that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``;
+    ``unmatched.csv`` when an export left a student out. ``results`` already carry any
+    hand-set scores; ``classroom`` holds the roster, the Canvas gradebook and the overrides
+    applied (listed in ``summary.md`` with their reasons).
 
     Raises:
         ValueError: an export not in :data:`EXPORTS` (before anything is written).
@@ -112,7 +154,11 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
         write_changes(regrade.changes, out / CHANGES)
     else:
         (out / CHANGES).unlink(missing_ok=True)
-    for name in sorted(set(exports)):
-        EXPORT_WRITERS[name](ordered, export_path(out, name))
+    found = [EXPORT_WRITERS[name](ordered, export_path(out, name), classroom)
+             for name in sorted(set(exports))]
+    unmatched = [u for report in found for u in report.unmatched]
+    write_unmatched(unmatched, out / UNMATCHED)
+    extra = classroom_section(classroom, found)
     figure = _figure(ordered, out / FIGURE)
-    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure), encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure, extra),
+                                    encoding="utf-8")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autograder.grader.reports.common import (
@@ -151,12 +151,13 @@ def _figure_section(figure: bool | str) -> list[str]:
 
 
 def summary_markdown(results: Iterable[Result], regrade: Regrade | None = None,
-                     figure: bool | str = False) -> str:
+                     figure: bool | str = False, extra: Sequence[str] = ()) -> str:
     """The text of ``summary.md``: the table, counts, isolation warning, changes since the
     previous grading, item analysis and figure. ``figure``: True when ``scores.png`` was
-    written, or why it was not."""
+    written, or why it was not. ``extra``: more lines after the changes (hand-set scores,
+    students the exports left out)."""
     ordered = sorted_results(results)
     lines = (_grades_table(ordered) + _counts(ordered) + _isolation_warning(ordered)
-             + _changes_section(regrade or Regrade(previous=False, changes=[]))
+             + _changes_section(regrade or Regrade(previous=False, changes=[])) + list(extra)
              + _item_analysis_section(item_analysis(ordered)) + _figure_section(figure))
     return "\n".join(lines) + "\n"
