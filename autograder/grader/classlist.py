@@ -354,8 +354,9 @@ def apply_overrides(results: Iterable[Result], overrides: Iterable[Override],
                                 f"{', '.join(q.id for q in r.questions) or 'none'})")
                 continue
             applied.append(Applied(r.student, r.assignment, q.id, q.score, o.score, o.reason))
-            q.score = o.score
-            q.message = f"score set by hand: {o.reason}"
+            q.score = o.score  # its message stays: what the grader found wrong
+            if q.score >= q.max_score:
+                q.status = "passed"
             r.score = sum(q.score for q in r.questions)
             continue
         peers = [r.max_score for r in out if r.assignment == o.assignment and r.max_score]
