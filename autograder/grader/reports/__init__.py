@@ -32,29 +32,40 @@ Files written in the results folder:
     so a fresh merge and a fresh single run stay identical. An earlier ``grades.csv`` that
     cannot be read is named in ``summary.md`` and replaced; nothing fails.
 ``grades-canvas.csv`` (``--export canvas``, :func:`write_canvas`)
-    Canvas's gradebook import (Grades > Import): the header ``Student, ID, SIS User ID, SIS
-    Login ID, Section`` then one column per assignment (the notebook's name, such as
-    ``01_arrays``), a second row ``Points Possible`` with each assignment's points (as in
-    Canvas's own export; optional on import, and Canvas reads it for an assignment the import
-    creates), then one row per student. Canvas's importer wants ``Student`` and ``ID``
-    first and ``Section`` as the last student column, with ``SIS User ID`` and ``SIS Login
-    ID`` between them; it finds each row's student by ``ID`` (Canvas's user id), then ``SIS
-    User ID``, then ``SIS Login ID``, then the name. The grader knows only the student's
-    folder name (in GitHub Classroom, the GitHub username): it is written in ``Student``
-    and ``SIS Login ID``; ``ID``, ``SIS User ID`` and ``Section`` are left empty. Where
-    logins are not GitHub usernames, Canvas lists the students it could not find on the
-    import page to match by hand, or fill ``ID`` from Canvas's own export first. Columns
-    whose name matches no Canvas assignment are likewise offered to match or to create.
+    Canvas's gradebook import (Grades > Import). With ``--canvas-gradebook`` (the course's
+    own export, Grades > Export) it is that file again: Canvas's identity columns (``Student,
+    ID, SIS User ID, SIS Login ID``, ``Integration ID`` when present, ``Section``) and rows
+    as exported, the ``Manual Posting`` and ``Points Possible`` rows kept, the read-only
+    totals (``(read only)`` in the points row: Canvas ignores them on import) left out, and
+    each course assignment's score written into the Canvas column whose title names it
+    (``Lab 1: Arrays (51201)`` names ``01_arrays``; ``--canvas-columns`` maps the others),
+    scaled to that column's points possible. Canvas finds a row's student by ``ID`` and an
+    assignment by its ``Title (id)`` heading, so nothing new is created and nobody is guessed.
+    A student is matched through the roster (``--roster``: GitHub username -> identifier),
+    the identifier looked up in ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Integration ID``
+    and then the name; a student with no roster row, or whose identifier is in no Canvas row,
+    in several, or in one another student also reaches, is left out and listed in
+    ``unmatched.csv``. An assignment no Canvas title names gets no column (listed in
+    ``summary.md``). Without ``--canvas-gradebook``: the header ``Student, ID, SIS User ID,
+    SIS Login ID, Section``, a ``Points Possible`` row and one column per assignment with the
+    folder name in ``Student`` and ``SIS Login ID`` (Canvas then asks to match by hand).
 ``grades-moodle.csv`` (``--export moodle``, :func:`write_moodle`)
-    Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file):
-    the header ``username`` then one column per assignment, then one row per student and
-    nothing else (Moodle takes every row for a user, and one it cannot find stops the whole
-    import, so there is no points row). On the preview page set "Identify user by" to map
-    from ``username`` to ``username``, or to ``ID number`` where the learners' GitHub
-    usernames are recorded as their ID numbers (or replace the column with e-mail addresses),
-    and map each assignment column to its grade item or to a new grade item.
-    Comma-separated, UTF-8, ``.`` as the decimal point (Moodle reads it in any language), no
-    thousands separator.
+    Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file). With
+    ``--roster``: the first column is the roster's identifier, headed ``Email address`` when
+    every identifier is an e-mail address and ``ID number`` otherwise (on the preview page,
+    "Identify user by": map from that column to the user field of that name), one row per
+    student on the roster and no one else (Moodle stops the whole import at a user it cannot
+    find); the rest are in ``unmatched.csv``. Without a roster: ``username`` (the folder
+    name). Then one column per assignment, mapped on the preview page to its grade item
+    (raw points: give the grade item the assignment's points as its maximum). Comma-separated,
+    UTF-8, ``.`` as the decimal point, no points row.
+``unmatched.csv``
+    Written when an export left students out: ``student, export, reason``. ``summary.md``
+    lists them too, beside the hand-set scores (``--overrides``, and manual scores in the
+    gradebook) with their reasons.
+
+Only assignments some submission was graded in get an export column: an unknown notebook
+(``Untitled.ipynb``) never does.
 
 A student's cell in both exports is the score of a graded submission. An invalid submission,
 one the grader failed on, or no submission at all leaves the cell empty, never 0: the grader
