@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    subs = discover(args.paths, known, args.assignment)
+    subs = discover(args.paths, known, args.assignment, args.source)
     if not subs:
         print("error: no .ipynb files found", file=sys.stderr)
         return 2

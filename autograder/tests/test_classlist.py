@@ -282,3 +282,16 @@ def test_overrides_reach_every_export_and_the_summary(tmp_path: Path):
     assert ("- bochen · 01_arrays · q2: 2 → 3 (regrade request: the shape check was too "
             "strict)") in summary
     assert "- cyito · 02_random: — → 8 (handed in by e-mail after a Colab outage)" in summary
+
+
+def test_unknown_notebook_never_becomes_an_export_column(tmp_path: Path):
+    """Without roster or Canvas export, is ada-l's Untitled.ipynb (an unknown assignment,
+    invalid) in grades.csv and summary.md but a column of neither export?"""
+    write_reports(_class_results(), tmp_path, exports=["canvas", "moodle"])
+    assert _rows(tmp_path / "grades-canvas.csv")[0][5:] == [
+        "01_arrays", "02_random", "09_transformers"]
+    assert _rows(tmp_path / "grades-moodle.csv")[0] == [
+        "username", "01_arrays", "02_random", "09_transformers"]
+    assert ["ada-l", "Untitled", "0", "0", "invalid", "unknown assignment 'Untitled'"] in \
+        _rows(tmp_path / "grades.csv")
+    assert "Untitled" in (tmp_path / "summary.md").read_text()
