@@ -21,6 +21,7 @@ import argparse
 import concurrent.futures
 import hashlib
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -228,6 +229,17 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     return results
 
 
+def _keep_fetch_record(paths: list[Path], out: Path) -> None:
+    """Copy ``fetched.csv`` (which commit of each repository ``fetch`` took, and when) from
+    the first folder graded that has one into the results."""
+    for folder in paths:
+        record = folder / "fetched.csv"
+        if folder.is_dir() and record.is_file() and not record.is_symlink():
+            if (out / "fetched.csv").resolve() != record.resolve():
+                shutil.copyfile(record, out / "fetched.csv")
+            return
+
+
 def run(args: argparse.Namespace) -> int:
     """Grade everything ``args`` names; exit status 0, 1 (grader failure) or 2 (usage)."""
     known = assignments(args.source)
@@ -278,6 +290,7 @@ def run(args: argparse.Namespace) -> int:
         r.write(args.out)  # what the grader found; the reports show the hand-set scores too
     for r in shown:
         r.environment, r.isolation = env, isolated
+    _keep_fetch_record(args.paths, args.out)
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

@@ -92,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001
         print(f"error: writing the gradebook failed: {exc}", file=sys.stderr)
         return 1
+    for folder in args.results:  # fetch's record of the commits taken, when a shard has it
+        record = folder / "fetched.csv"
+        if record.is_file() and record.resolve() != (args.out / "fetched.csv").resolve():
+            shutil.copyfile(record, args.out / "fetched.csv")
+            break
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

@@ -136,6 +136,39 @@ def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]
     return lines
 
 
+FETCHED = "fetched.csv"  # fetch's record, copied into the results by grade and merge
+
+
+def deadline_section(path: Path) -> list[str]:
+    """``summary.md``'s lines on the deadline, from the ``fetched.csv`` at ``path`` (none when
+    it is absent or was fetched without a deadline): the commits taken, and who was late."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+    rows = [r for r in rows if r.get("deadline")]
+    if not rows:
+        return []
+    late = [r for r in rows if (r.get("late_commits") or "0") != "0"]
+    none = [r for r in rows if not r.get("commit")]
+    lines = ["", "## Deadline", "",
+             f"{len(rows)} repositories taken at their last commit by the deadline "
+             f"({', '.join(sorted({md(r['deadline']) for r in rows}))}; commits and times in "
+             f"{FETCHED}); {len(late)} with later commits, not taken; {len(none)} with no "
+             "commit by then."]
+    if late:
+        lines.append("")
+        lines += [f"- {md(r['student'])}: {md(r['late_commits'])} commit(s) after "
+                  f"{md(r['deadline'])} (the last at {md(r.get('last_commit_time', ''))}); "
+                  + (f"graded at {md(r['commit'][:12])} of {md(r['commit_time'])}"
+                     if r.get("commit") else "nothing was committed by the deadline")
+                  for r in sorted(late, key=lambda r: r["student"])]
+    return lines
+
+
 def _figure(results: list[Result], path: Path) -> bool | str:
     try:
         return write_figure(results, path)
@@ -169,7 +202,7 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
              for name in sorted(set(exports))]
     unmatched = [u for report in found for u in report.unmatched]
     write_unmatched(unmatched, out / UNMATCHED)
-    extra = classroom_section(classroom, found)
+    extra = classroom_section(classroom, found) + deadline_section(out / FETCHED)
     figure = _figure(ordered, out / FIGURE)
     (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure, extra),
                                     encoding="utf-8")
