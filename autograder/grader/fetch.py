@@ -421,8 +421,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "PREFIX-USERNAME")
     parser.add_argument("--out", type=Path, required=True,
                         help="submissions folder: notebooks go to OUT/USERNAME/")
-    parser.add_argument("--api-url", default=API_URL,
-                        help="GitHub's REST API (default: %(default)s)")
+    parser.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL") or API_URL,
+                        help="GitHub's REST API (default: $GITHUB_API_URL, which GitHub "
+                             f"Actions sets, else {API_URL})")
     parser.add_argument("--deadline", metavar="TIME",
                         help="take each repository at its last commit at or before TIME "
                              "(ISO 8601 with UTC offset, such as 2026-03-01T23:59:00+01:00); "
