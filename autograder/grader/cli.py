@@ -1,5 +1,5 @@
-"""Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``, ``fetch``
-and ``check``.
+"""Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``, ``fetch``,
+``return-feedback`` and ``check``.
 
 Each command's module is imported only when that command runs: a learner's ``check`` needs
 neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
     "fetch": ("autograder.grader.fetch",
               "copy the notebooks of a GitHub Classroom assignment's repositories"),
+    "return-feedback": ("autograder.grader.feedback_return",
+                        "push each learner's feedback pages to a branch of their own repository"),
     "check": ("autograder.grader.selfcheck",
               "run released notebooks and report their visible checks (for learners)"),
 }

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import warnings
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -304,17 +304,31 @@ def _missing_assignments(db_url: str, names: Iterable[str]) -> list[str]:
     return missing
 
 
-def record_grades(results: Iterable[Result], db_url: str, source: Path = SOLUTIONS) -> None:
+def _tests_of(source: Path, names: Iterable[str]) -> dict[str, dict[str, str]]:
+    """assignment -> question (answer cell id) -> its test cell's id (nbgrader's grade)."""
+    return {name: {q.answer_id: q.tests_id for q in
+                   questions(nbformat.read(source / f"{name}.ipynb", as_version=4))}
+            for name in names}
+
+
+def record_grades(results: Iterable[Result], db_url: str, source: Path = SOLUTIONS,
+                  manual: Mapping[tuple[str, str, str], float] | None = None) -> None:
     """Write the verified scores of ``results`` into the gradebook at ``db_url``.
 
     Assignments the gradebook lacks are generated into it first (nbgrader's own
     ``generate_assignment``). Everything happens under :func:`gradebook_lock`, and every write
     is an update-or-create: recording the same results twice changes nothing, and shards that
     record at the same time lose nothing.
+
+    ``manual``: hand-set scores by (student, assignment, question), written as nbgrader's
+    ``manual_score`` (which nbgrader counts instead of the automatic one). A manual score
+    already in the gradebook (set in formgrader, or by an earlier run) is kept: only the
+    automatic score is replaced.
     """
     from nbgrader.api import Gradebook
 
-    graded = [r for r in results if r.status == "graded"]
+    manual = manual or {}
+    graded = [r for r in results if r.status == "graded" and r.questions]
     with gradebook_lock(db_url):
         missing = _missing_assignments(db_url, sorted({r.assignment for r in graded}))
         if missing:
@@ -324,9 +338,7 @@ def record_grades(results: Iterable[Result], db_url: str, source: Path = SOLUTIO
                     make_course(scratch, missing, db_url, source=source)
                 finally:
                     close_workers(scratch)
-        tests_of = {name: {q.answer_id: q.tests_id for q in
-                           questions(nbformat.read(source / f"{name}.ipynb", as_version=4))}
-                    for name in {r.assignment for r in graded}}
+        tests_of = _tests_of(source, {r.assignment for r in graded})
         with Gradebook(db_url, COURSE_ID) as gb, warnings.catch_warnings():
             # nbgrader 0.9 adds a new submission in a way SQLAlchemy 2 warns about (harmless)
             warnings.filterwarnings("ignore", "Object of type", module="nbgrader")
@@ -336,5 +348,35 @@ def record_grades(results: Iterable[Result], db_url: str, source: Path = SOLUTIO
                 for q in r.questions:
                     grade = gb.find_grade(tests_of[r.assignment][q.id], r.assignment,
                                           r.assignment, r.student)
-                    grade.auto_score, grade.manual_score = q.score, None
+                    grade.auto_score = q.score
+                    if (r.student, r.assignment, q.id) in manual:
+                        grade.manual_score = manual[(r.student, r.assignment, q.id)]
                 gb.db.commit()
+
+
+def manual_scores(results: Iterable[Result], db_url: str,
+                  source: Path = SOLUTIONS) -> dict[tuple[str, str, str], float]:
+    """The ``manual_score`` of every question of ``results`` that has one in the gradebook at
+    ``db_url``, by (student, assignment, question)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    graded = [r for r in results if r.status == "graded" and r.questions]
+    names = sorted({r.assignment for r in graded})
+    if not names:
+        return {}
+    present = set(names) - set(_missing_assignments(db_url, names))
+    tests_of = _tests_of(source, present)
+    found: dict[tuple[str, str, str], float] = {}
+    with gradebook_lock(db_url), Gradebook(db_url, COURSE_ID) as gb:
+        for r in graded:
+            if r.assignment not in present:
+                continue
+            for q in r.questions:
+                try:
+                    grade = gb.find_grade(tests_of[r.assignment][q.id], r.assignment,
+                                          r.assignment, r.student)
+                except MissingEntry:
+                    continue
+                if grade.manual_score is not None:
+                    found[(r.student, r.assignment, q.id)] = float(grade.manual_score)
+    return found

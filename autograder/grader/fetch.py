@@ -10,6 +10,14 @@ each one (``git clone --depth 1``) into a temporary folder, and copies its noteb
 ``python -m autograder grade OUT`` grades them as ``<username>``'s. ``OUT/fetched.csv`` records
 which commit of which repository each student's notebooks came from.
 
+With ``--deadline TIME`` each repository is cloned with its history and taken at the last
+commit on its branch (first parents) whose commit time is at or before ``TIME`` (a student's
+own deadline from ``--extensions FILE``, ``student,deadline``, replaces it); the commits after
+it are counted as late and not taken. ``fetched.csv`` then also records ``commit_time``,
+``deadline``, ``late_commits`` and ``last_commit_time``; ``grade`` copies it into its results
+and ``summary.md`` lists the late ones. Commit times are what git records, which a learner can
+set by hand: where that matters, compare with the push times GitHub shows.
+
 The token is read from the environment only (``CLASSROOM_TOKEN``, else ``GITHUB_TOKEN``),
 never from the command line. It is sent to the API in a header, and to ``git`` in an
 ``http.extraHeader`` set through git's environment (``GIT_CONFIG_*``), only for clone
@@ -35,6 +43,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 API_URL = "https://api.github.com"
@@ -44,6 +53,10 @@ MAX_PAGES = 1_000  # 100,000 repositories: a server that never sends an empty pa
 CLONE_TIMEOUT = 300  # seconds for one repository
 # A GitHub username: letters, digits and single hyphens inside, at most 39 characters.
 _USERNAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
+
+
+# fetched.csv's columns after student, repository, commit, notebooks (with --deadline only)
+FETCHED_DEADLINE = ("commit_time", "deadline", "late_commits", "last_commit_time")
 
 
 class FetchError(Exception):
@@ -65,6 +78,72 @@ class Fetched:
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     seen: int = 0
+    taken: dict[str, Taken] = field(default_factory=dict)  # with a deadline: what was taken
+
+
+@dataclass(frozen=True)
+class Taken:
+    """The commit taken from a repository at a deadline.
+
+    Attributes:
+        commit: the last commit at or before the deadline ("" when there was none).
+        time: its commit time (ISO 8601, as git records it).
+        deadline: the deadline applied (the student's extension when they have one).
+        late: commits after the deadline (not taken).
+        last_time: the time of the newest commit (late or not).
+    """
+
+    commit: str
+    time: str
+    deadline: str
+    late: int
+    last_time: str
+
+
+def parse_deadline(text: str) -> datetime:
+    """An ISO 8601 time with its UTC offset (``2026-03-01T23:59:00+01:00``, or ``...Z``).
+
+    Raises:
+        ValueError: not such a time, or no offset (a deadline must say its time zone).
+    """
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO 8601 time such as "
+                         "2026-03-01T23:59:00+01:00") from None
+    if when.tzinfo is None:
+        raise ValueError(f"{text!r} has no UTC offset: write it as 2026-03-01T23:59:00+01:00 "
+                         "(or Z for UTC)")
+    return when
+
+
+def read_extensions(path: Path) -> dict[str, datetime]:
+    """Per-student deadlines from the CSV ``student,deadline`` at ``path`` (GitHub username,
+    ISO 8601 time with offset), by lower-case username.
+
+    Raises:
+        ValueError: a missing column, a bad time or a student twice, with the line.
+    """
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.DictReader(fh))
+            columns = rows[0].keys() if rows else []
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"extensions {path}: cannot be read ({exc})") from None
+    if rows and not {"student", "deadline"} <= set(columns):
+        raise ValueError(f"extensions {path}: the header must be student,deadline")
+    found: dict[str, datetime] = {}
+    for line, row in enumerate(rows, start=2):
+        student = (row.get("student") or "").strip()
+        if not student:
+            continue
+        if student.lower() in found:
+            raise ValueError(f"extensions {path}: line {line}: {student} is listed twice")
+        try:
+            found[student.lower()] = parse_deadline(row.get("deadline") or "")
+        except ValueError as exc:
+            raise ValueError(f"extensions {path}: line {line}: {exc}") from None
+    return found
 
 
 def token_from_env(environ: Mapping[str, str] | None = None) -> str:
@@ -166,8 +245,9 @@ def _hide(text: str, token: str) -> str:
     return text.replace(token, "***").replace(basic, "***")
 
 
-def clone(url: str, dest: Path, token: str, api_url: str) -> str:
-    """Clone the newest commit of ``url`` into ``dest``; return the commit's id.
+def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False) -> str:
+    """Clone the newest commit of ``url`` into ``dest`` (``full``: with its history); return
+    the commit's id.
 
     The token goes only to an ``https`` address on the API's site (``github.com`` for
     ``api.github.com``); a ``file`` address (tests, mirrors) gets none.
@@ -181,7 +261,8 @@ def clone(url: str, dest: Path, token: str, api_url: str) -> str:
     env = git_env(token) if scheme == "https" else {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG_")},
         "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "file"}
-    for argv in (["git", "clone", "--quiet", "--depth", "1", "--no-tags", "--", url, str(dest)],
+    depth = [] if full else ["--depth", "1"]
+    for argv in (["git", "clone", "--quiet", *depth, "--no-tags", "--", url, str(dest)],
                  ["git", "-C", str(dest), "rev-parse", "HEAD"]):
         try:
             proc = subprocess.run(argv, env=env, capture_output=True, text=True,
@@ -194,6 +275,40 @@ def clone(url: str, dest: Path, token: str, api_url: str) -> str:
             said = (_hide(proc.stderr, token).strip().splitlines() or ["no message"])[-1]
             raise FetchError(f"git clone {url} failed: {said[:300]}")
     return proc.stdout.strip()
+
+
+def _git_out(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          timeout=CLONE_TIMEOUT, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    if proc.returncode != 0:
+        said = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise FetchError(f"git {args[0]} failed: {said[:300]}")
+    return proc.stdout
+
+
+def take_at(repo: Path, deadline: datetime) -> Taken:
+    """Check out, in the clone ``repo``, the last commit of its branch (first parents, as
+    pushed) at or before ``deadline``; count the ones after it. With no commit by then the
+    work tree is emptied (nothing is taken)."""
+    lines = _git_out(repo, "log", "--first-parent", "--format=%H %ct %cI", "HEAD").split("\n")
+    history = [line.split(" ") for line in lines if line.strip()]
+    cutoff = deadline.timestamp()
+    on_time = [h for h in history if int(h[1]) <= cutoff]
+    shown = deadline.isoformat()
+    last = history[0][2] if history else ""
+    if not on_time:
+        for item in repo.iterdir():
+            if item.name == ".git":
+                continue
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item)
+            else:
+                item.unlink()
+        return Taken("", "", shown, len(history), last)
+    commit, _, when = on_time[0]
+    _git_out(repo, "checkout", "--quiet", "--detach", commit)
+    # Late: the commits pushed on top of the one taken.
+    return Taken(commit, when, shown, history.index(on_time[0]), last)
 
 
 def copy_notebooks(repo: Path, dest: Path) -> tuple[int, list[str]]:
@@ -224,7 +339,8 @@ def copy_notebooks(repo: Path, dest: Path) -> tuple[int, list[str]]:
 
 
 def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
-          log: Callable[[str], object] = print) -> Fetched:
+          log: Callable[[str], object] = print, deadline: datetime | None = None,
+          extensions: Mapping[str, datetime] | None = None) -> Fetched:
     """Copy the notebooks of every ``<prefix>-<username>`` repository of ``org`` into
     ``out/<username>/`` (replacing what was there for that student), and write
     ``out/fetched.csv``.
@@ -236,6 +352,9 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
         token: a token that can list and read the organisation's repositories.
         api_url: GitHub's REST API (another for GitHub Enterprise Server, or a test's).
         log: where progress lines go.
+        deadline: take each repository at its last commit at or before this time (see
+            :func:`take_at`), and record the commit, its time and the later commits.
+        extensions: a later deadline per student (lower-case username).
 
     Raises:
         FetchError: when the repositories cannot be listed.
@@ -262,7 +381,14 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
             try:
                 if not url:
                     raise FetchError("the API gave no clone_url")
-                commit = clone(url, Path(scratch) / student, token, api_url)
+                commit = clone(url, Path(scratch) / student, token, api_url,
+                               full=deadline is not None)
+                if deadline is not None:
+                    due = (extensions or {}).get(student.lower(), deadline)
+                    taken = take_at(Path(scratch) / student, due) if commit else \
+                        Taken("", "", due.isoformat(), 0, "")
+                    done.taken[student] = taken
+                    commit = taken.commit
             except FetchError as exc:
                 done.failed.append(f"{name}: {exc}")
                 log(f"{student}: FAILED ({exc})")
@@ -273,13 +399,17 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
             shutil.rmtree(Path(scratch) / student, ignore_errors=True)
             done.students[student] = (name, commit, copied)
             note = f"; skipped symbolic links: {', '.join(links)}" if links else ""
+            if student in done.taken and done.taken[student].late:
+                note += f"; {done.taken[student].late} commit(s) after the deadline not taken"
             log(f"{student}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
                 f"{note}")
     with open(out / "fetched.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["student", "repository", "commit", "notebooks"])
+        writer.writerow(["student", "repository", "commit", "notebooks", *FETCHED_DEADLINE])
         for student, (name, commit, copied) in sorted(done.students.items()):
-            writer.writerow([student, name, commit, copied])
+            t = done.taken.get(student)
+            writer.writerow([student, name, commit, copied,
+                             *((t.time, t.deadline, t.late, t.last_time) if t else ())])
     return done
 
 
@@ -291,8 +421,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "PREFIX-USERNAME")
     parser.add_argument("--out", type=Path, required=True,
                         help="submissions folder: notebooks go to OUT/USERNAME/")
-    parser.add_argument("--api-url", default=API_URL,
-                        help="GitHub's REST API (default: %(default)s)")
+    parser.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL") or API_URL,
+                        help="GitHub's REST API (default: $GITHUB_API_URL, which GitHub "
+                             f"Actions sets, else {API_URL})")
+    parser.add_argument("--deadline", metavar="TIME",
+                        help="take each repository at its last commit at or before TIME "
+                             "(ISO 8601 with UTC offset, such as 2026-03-01T23:59:00+01:00); "
+                             "later commits are counted as late")
+    parser.add_argument("--extensions", type=Path, metavar="FILE",
+                        help="CSV student,deadline: a later deadline for those students")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -305,8 +442,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.prefix.strip() or not args.org.strip():
         print("error: --org and --prefix must not be empty", file=sys.stderr)
         return 2
+    if args.extensions and not args.deadline:
+        print("error: --extensions needs --deadline", file=sys.stderr)
+        return 2
     try:
-        done = fetch(args.org, args.prefix, args.out, token, args.api_url)
+        deadline = parse_deadline(args.deadline) if args.deadline else None
+        extensions = read_extensions(args.extensions) if args.extensions else {}
+    except ValueError as exc:
+        print(f"error: --deadline: {exc}" if "extensions" not in str(exc) else f"error: {exc}",
+              file=sys.stderr)
+        return 2
+    try:
+        done = fetch(args.org, args.prefix, args.out, token, args.api_url,
+                     deadline=deadline, extensions=extensions)
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -316,6 +464,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(done.students)} student(s), {notebooks} notebook(s) copied into {args.out} "
           f"({done.seen} repositories in {args.org}, {len(done.skipped)} skipped, "
           f"{len(done.failed)} failed)")
+    late = sorted(s for s, t in done.taken.items() if t.late)
+    if late:
+        print(f"late (commits after the deadline, not taken): {', '.join(late)}")
     if done.failed:
         print("error: could not fetch " + "; ".join(done.failed), file=sys.stderr)
         return 1

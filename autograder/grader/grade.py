@@ -21,10 +21,12 @@ import argparse
 import concurrent.futures
 import hashlib
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+from autograder.grader import decisions
 from autograder.grader.course import (
     Limits,
     clone_course,
@@ -116,6 +118,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"also write grades for an LMS import: {','.join(EXPORTS)}")
     parser.add_argument("--source", type=Path, default=SOLUTIONS,
                         help="folder of nbgrader source notebooks (default: solutions/)")
+    decisions.add_arguments(parser)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -226,6 +229,17 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     return results
 
 
+def _keep_fetch_record(paths: list[Path], out: Path) -> None:
+    """Copy ``fetched.csv`` (which commit of each repository ``fetch`` took, and when) from
+    the first folder graded that has one into the results."""
+    for folder in paths:
+        record = folder / "fetched.csv"
+        if folder.is_dir() and record.is_file() and not record.is_symlink():
+            if (out / "fetched.csv").resolve() != record.resolve():
+                shutil.copyfile(record, out / "fetched.csv")
+            return
+
+
 def run(args: argparse.Namespace) -> int:
     """Grade everything ``args`` names; exit status 0, 1 (grader failure) or 2 (usage)."""
     known = assignments(args.source)
@@ -233,7 +247,12 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    subs = discover(args.paths, known, args.assignment)
+    try:
+        inputs = decisions.read_inputs(args, args.out)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    subs = discover(args.paths, known, args.assignment, args.source)
     if not subs:
         print("error: no .ipynb files found", file=sys.stderr)
         return 2
@@ -256,8 +275,8 @@ def run(args: argparse.Namespace) -> int:
     progress.advance(len(unknown))
     try:
         results += _grade_all([s for s in subs if s not in unknown], args, limits, progress)
-        if args.db:
-            record_grades(results, args.db, args.source)
+        # hand-set scores on top; with --db, the grades recorded there (its manual scores kept)
+        shown, classroom = decisions.settle(results, inputs, args.out, args.db, args.source)
     except Exception as exc:  # noqa: BLE001
         print(f"error: grading failed: {exc}", file=sys.stderr)
         return 1
@@ -268,7 +287,10 @@ def run(args: argparse.Namespace) -> int:
     for r in results:
         r.environment = env
         r.isolation = isolated
-        r.write(args.out)
-    write_reports(results, args.out, exports=args.export)
+        r.write(args.out)  # what the grader found; the reports show the hand-set scores too
+    for r in shown:
+        r.environment, r.isolation = env, isolated
+    _keep_fetch_record(args.paths, args.out)
+    write_reports(shown, args.out, exports=args.export, classroom=classroom)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.grader.course import record_grades
+from autograder.grader import decisions
 from autograder.grader.grade import add_common_arguments
 from autograder.grader.reports import write_reports
 from autograder.grader.result import Result
@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     try:
+        inputs = decisions.read_inputs(args, args.out)
         results = merge(args.results, args.out)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -86,10 +87,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     db = args.db or f"sqlite:///{(args.out / 'gradebook.db').resolve()}"
     try:
-        record_grades(results, db, args.source)
+        # hand-set scores on top; the grades recorded (manual scores there are kept)
+        shown, classroom = decisions.settle(results, inputs, args.out, db, args.source)
     except Exception as exc:  # noqa: BLE001
         print(f"error: writing the gradebook failed: {exc}", file=sys.stderr)
         return 1
-    write_reports(results, args.out, exports=args.export)
+    for folder in args.results:  # fetch's record of the commits taken, when a shard has it
+        record = folder / "fetched.csv"
+        if record.is_file() and record.resolve() != (args.out / "fetched.csv").resolve():
+            shutil.copyfile(record, args.out / "fetched.csv")
+            break
+    write_reports(shown, args.out, exports=args.export, classroom=classroom)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

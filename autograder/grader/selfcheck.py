@@ -61,9 +61,11 @@ class Check:
     message: str = ""
 
 
-def find_notebooks(paths: list[Path]) -> list[Path]:
+def find_notebooks(paths: list[Path],
+                   skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
     """The notebooks to check: each file given, and the notebooks with checks below each
-    folder given (hidden folders such as ``.ipynb_checkpoints`` skipped).
+    folder given (hidden folders such as ``.ipynb_checkpoints`` skipped). Every other
+    notebook found in a folder is appended to ``skipped`` with the reason.
 
     Raises:
         UsageError: for a path that does not exist, a file that is not a notebook, or a
@@ -76,6 +78,8 @@ def find_notebooks(paths: list[Path]) -> list[Path]:
                            if not any(part.startswith(".") for part in
                                       p.relative_to(path).parts) and p.is_file())
             with_checks = [p for p in below if _has_checks(p)]
+            if skipped is not None:
+                skipped += [(p, skip_reason(p)) for p in below if p not in with_checks]
             if not with_checks:
                 raise UsageError(f"{path}: no notebook with checks (nbgrader test cells) in "
                                  "this folder")
@@ -101,6 +105,20 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     except Exception as exc:  # noqa: BLE001  (JSON, schema and encoding errors alike)
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"{path}: not a readable Jupyter notebook ({why[:200]})") from None
+
+
+def skip_reason(path: Path) -> str:
+    """Why the notebook at ``path`` has no checks to run, in one sentence."""
+    try:
+        nb = read_notebook(path)
+    except UsageError as exc:
+        return str(exc).removeprefix(f"{path}: ")
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    if any("answer-id:" in s or "with feedback(" in s for s in sources):
+        return ("an exercise whose cells lost their nbgrader metadata (a copy saved by Colab "
+                "or another editor can drop it), so its checks cannot be found: open the "
+                "released notebook again and paste the answers in (grading still finds them)")
+    return "no checks (nbgrader test cells): not an exercise"
 
 
 def _has_checks(path: Path) -> bool:
@@ -231,13 +249,20 @@ def _cell(text: str) -> str:
     return text if len(text) <= 240 else text[:239] + "…"
 
 
-def summary(results: dict[str, list[Check]]) -> str:
-    """The Markdown report: a table per notebook, and a reminder that this is not a grade.
+def summary(results: dict[str, list[Check]],
+            skipped: list[tuple[str, str]] | None = None) -> str:
+    """The Markdown report: a table per notebook, the notebooks skipped and why, and a
+    reminder that this is not a grade.
 
     Args:
         results: the checks of each notebook, by the name to show for it.
+        skipped: (name, reason) of each notebook found but not checked.
     """
     lines = ["# Visible checks", ""]
+    if skipped:
+        lines += ["## Not checked", ""]
+        lines += [f"- {_cell(name)}: {_cell(why)}" for name, why in skipped]
+        lines.append("")
     for name, found in results.items():
         passed = sum(c.status == PASSED for c in found)
         lines += [f"## {_cell(name)}", "",
@@ -268,8 +293,9 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout < 1:
         print("error: --timeout must be at least 1 second", file=sys.stderr)
         return 2
+    skipped: list[tuple[Path, str]] = []
     try:
-        notebooks = find_notebooks(args.paths)
+        notebooks = find_notebooks(args.paths, skipped)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -278,7 +304,9 @@ def run(args: argparse.Namespace) -> int:
         shown = str(path)
         print(f"Running {shown} ...", file=sys.stderr, flush=True)
         results[shown] = check_notebook(path, args.timeout)
-    report = summary(results)
+    for path, why in skipped:
+        print(f"Skipped {path}: {why}", file=sys.stderr)
+    report = summary(results, [(str(p), why) for p, why in skipped])
     print(report)
     if args.summary:
         with open(args.summary, "a", encoding="utf-8") as fh:

@@ -73,20 +73,32 @@ def _walk(root: Path) -> list[tuple[Path, bool]]:
     return found
 
 
-def discover(paths: list[Path], known: list[str], assignment: str | None = None
-             ) -> list[Submission]:
+def discover(paths: list[Path], known: list[str], assignment: str | None = None,
+             source: Path | None = None) -> list[Submission]:
     """Expand files and folders into submissions; who submitted comes from folders only.
 
     ``PATH/<student>/<assignment>.ipynb``: the student is the folder right below a ``PATH``
     given (for a file given, or a file directly in ``PATH``, the folder that holds it), never
-    a file name. The assignment is the file's stem (or the known assignment the stem contains),
-    or ``assignment`` for every file. Symbolic links are never followed: a linked file or
-    folder is a submission with a ``problem``, as is every file when two map to the same
-    (student, assignment).
+    a file name. The assignment is the file's stem (or the known assignment the stem contains).
+
+    ``assignment``: grade that one assignment only, from any layout (``fetch``'s
+    ``<user>/exercises/*.ipynb`` included). A file given by name is taken as it; in a folder,
+    a file whose stem names that assignment is, one whose stem names another known assignment
+    is left out, and one whose stem names none (``submission.ipynb``) is taken as it only
+    where the student has no file that names it.
+
+    Symbolic links are never followed: a linked file or folder is a submission with a
+    ``problem``. Where two files map to one (student, assignment) (a Colab ``Copy of ...``
+    beside the original), the one that holds work is graded when the others are the released
+    notebook unchanged (``source``: the folder of source notebooks the released ones come
+    from); otherwise that (student, assignment) is one submission with a ``problem`` that
+    names every file, and none is graded.
     """
     found: list[Submission] = []
+    guessed: set[int] = set()  # ids of submissions whose file names no known assignment
     for root in paths:
-        if root.is_symlink() or root.is_file():
+        given = root.is_symlink() or root.is_file()
+        if given:
             entries, base = [(root, root.is_symlink())], root.absolute().parent
         else:
             entries, base = _walk(root), root.absolute()
@@ -94,31 +106,86 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None
             rel = path.absolute().relative_to(base)
             folder_link = linked and path.suffix != ".ipynb"
             folder = rel.parts[0] if len(rel.parts) > 1 or folder_link else base.name
-            name = "linked-folder" if folder_link else (
-                assignment or _assignment_of(path.stem, known))
+            named = _assignment_of(path.stem, known)
+            if assignment and not given and not folder_link and named != assignment:
+                if named in known:
+                    continue  # another assignment's notebook
+            name = "linked-folder" if folder_link else (assignment or named)
             problem = ""
             if linked:
                 problem = (f"{rel} is a symbolic link; links are not followed: submit the "
                            "notebook file itself")
-            found.append(Submission(path, folder, name, problem))
-    return _mark_clashes(found)
+            sub = Submission(path, folder, name, problem)
+            if assignment and not given and named != assignment:
+                guessed.add(id(sub))
+            found.append(sub)
+    if guessed:
+        sure = {s.student for s in found if id(s) not in guessed}
+        found = [s for s in found if id(s) not in guessed or s.student not in sure]
+    return _mark_clashes(found, source)
 
 
-def _mark_clashes(found: list[Submission]) -> list[Submission]:
-    """Make student names folder-safe, and give every file that shares its (student,
-    assignment) with another a ``problem``: none of them is graded, none overwrites another."""
+def _code(path: Path) -> list[str] | None:
+    """The code cells' sources of the notebook at ``path`` (stripped, empty ones left out),
+    or None when it cannot be read."""
+    try:
+        nb = read_submission(path)
+    except InvalidSubmission:
+        return None
+    return [c.source.strip() for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def _released_answers(source: Path, name: str) -> set[str] | None:
+    """The answer cells (stubs) of assignment ``name`` as released (from
+    ``source/<name>.ipynb``), or None when there is no such source."""
+    path = source / f"{name}.ipynb"
+    if not path.is_file():
+        return None
+    from autograder.core.notebook import nbgrader_meta
+    from autograder.grader.release import student_version
+
+    released = student_version(nbformat.read(path, as_version=4))
+    return {c.source.strip() for c in released.cells
+            if c.cell_type == "code" and nbgrader_meta(c).get("solution")}
+
+
+def _holds_work(sub: Submission, stubs: set[str] | None) -> bool:
+    """Does ``sub`` hold work: is any answer stub of the release gone (edited)? A file that
+    cannot be read, or with nothing to compare with, counts as holding work: it is not known
+    to be untouched."""
+    code = None if not stubs or sub.problem else _code(sub.path)
+    return code is None or not stubs <= set(code)
+
+
+def _mark_clashes(found: list[Submission], source: Path | None = None) -> list[Submission]:
+    """Make student names folder-safe, and settle every (student, assignment) that more than
+    one file maps to (see :func:`discover`): nothing is overwritten, nothing guessed."""
     by_key: dict[tuple[str, str], list[Submission]] = {}
     for sub in found:
         sub.student = _safe(sub.student)
         by_key.setdefault((sub.student, sub.assignment), []).append(sub)
+    released: dict[str, set[str] | None] = {}
+    kept: list[Submission] = []
     for (student, name), subs in by_key.items():
-        if len(subs) > 1:
-            files = ", ".join(sorted(str(s.path.name) for s in subs))
-            for sub in subs:
-                sub.problem = sub.problem or (
-                    f"{len(subs)} files are assignment {name} of student {student} ({files}): "
-                    "nothing was graded; submit one")
-    return found
+        if len(subs) == 1:
+            kept += subs
+            continue
+        if name not in released:
+            released[name] = _released_answers(source, name) if source else None
+        working = [s for s in subs if _holds_work(s, released[name])]
+        if len(working) == 1:
+            kept += working  # the copy with the work; the others are the release untouched
+            continue
+        if not working:  # all untouched: grade the one with the assignment's own name
+            kept.append(min(subs, key=lambda s: (s.path.stem != name, s.path.name)))
+            continue
+        files = ", ".join(sorted(str(s.path.name) for s in working))
+        first = min(working, key=lambda s: s.path.name)
+        first.problem = first.problem or (
+            f"needs attention: {len(working)} files hold work for assignment {name} of "
+            f"student {student} ({files}): nothing was graded; keep one of them")
+        kept.append(first)
+    return kept
 
 
 # ---------------------------------------------------------------- reading one submission

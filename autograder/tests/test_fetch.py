@@ -257,3 +257,84 @@ def test_student_of() -> None:
     assert student_of("hw10-bob", "hw1") is None
     assert student_of("hw1-", "hw1") is None
     assert student_of("hw1", "hw1") is None
+
+
+def _timed_remote(root: Path, name: str, commits: list[tuple[str, str]]) -> str:
+    """A bare repository ``root/name.git`` with one commit per (ISO time, text of
+    01_arrays.ipynb), committed at that time; its file:// address."""
+    import os
+
+    work, bare = root / "work" / name, root / f"{name}.git"
+    work.mkdir(parents=True)
+    _git("init", "--quiet", cwd=work)
+    for when, text in commits:
+        (work / "exercises").mkdir(exist_ok=True)
+        (work / "exercises" / "01_arrays.ipynb").write_text(text)
+        _git("add", "-A", cwd=work)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+                        "--quiet", "-m", when], cwd=work, check=True, capture_output=True,
+                       env={**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when})
+    _git("init", "--quiet", "--bare", str(bare))
+    _git("push", "--quiet", str(bare), "HEAD:refs/heads/main", cwd=work)
+    return bare.as_uri()
+
+
+def test_deadline_takes_last_commit_before_it_with_extensions(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --deadline 2026-03-01T23:59:00+01:00: is alice's repository taken at her commit
+    of 23:30 (not the one at 00:10 after it, which is counted late), bob's at his 00:10
+    commit because his extension runs to 3 March, and carol's (first commit after the
+    deadline) with nothing; does fetched.csv record each commit, its time, the deadline
+    applied and the late count, and does the summary of a grading run show the late ones?"""
+    remotes = tmp_path / "remotes"
+    v = [json.dumps({"cells": [], "metadata": {"v": i}, "nbformat": 4, "nbformat_minor": 5})
+         for i in range(3)]
+    alice = _timed_remote(remotes, "hw1-alice", [("2026-03-01T20:00:00+01:00", v[0]),
+                                                 ("2026-03-01T23:30:00+01:00", v[1]),
+                                                 ("2026-03-02T00:10:00+01:00", v[2])])
+    bob = _timed_remote(remotes, "hw1-bob", [("2026-03-01T20:00:00+01:00", v[0]),
+                                             ("2026-03-02T00:10:00+01:00", v[1])])
+    carol = _timed_remote(remotes, "hw1-carol", [("2026-03-02T09:00:00+01:00", v[2])])
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student,deadline\nBob,2026-03-03T12:00:00+01:00\n")
+    out = tmp_path / "submissions"
+    with FakeGitHub("classroom", [[_repo("hw1-alice", alice), _repo("hw1-bob", bob),
+                                   _repo("hw1-carol", carol)]]) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
+                     "--api-url", api.url, "--deadline", "2026-03-01T23:59:00+01:00",
+                     "--extensions", str(extensions)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "late (commits after the deadline, not taken): alice, carol" in printed.out
+    assert json.loads((out / "alice/exercises/01_arrays.ipynb").read_text())["metadata"] == \
+        {"v": 1}
+    assert json.loads((out / "bob/exercises/01_arrays.ipynb").read_text())["metadata"] == \
+        {"v": 1}
+    assert not list((out / "carol").iterdir())
+    rows = {r["student"]: r for r in csv.DictReader((out / "fetched.csv").open())}
+    assert {s: (r["commit_time"], r["deadline"], r["late_commits"], r["notebooks"])
+            for s, r in rows.items()} == {
+        "alice": ("2026-03-01T23:30:00+01:00", "2026-03-01T23:59:00+01:00", "1", "1"),
+        "bob": ("2026-03-02T00:10:00+01:00", "2026-03-03T12:00:00+01:00", "0", "1"),
+        "carol": ("", "2026-03-01T23:59:00+01:00", "1", "0")}
+    assert len(rows["alice"]["commit"]) == 40 and rows["carol"]["commit"] == ""
+
+    from autograder.grader.reports import deadline_section
+
+    lines = "\n".join(deadline_section(out / "fetched.csv"))
+    assert "3 repositories taken at their last commit by the deadline" in lines
+    assert ("- alice: 1 commit(s) after 2026-03-01T23:59:00+01:00 (the last at "
+            "2026-03-02T00:10:00+01:00); graded at " + rows["alice"]["commit"][:12]) in lines
+    assert "- carol: 1 commit(s) after" in lines and "nothing was committed" in lines
+    assert "bob" not in lines
+
+
+@pytest.mark.parametrize("deadline, message", [
+    ("2026-03-01 23:59", "has no UTC offset"), ("tomorrow", "is not an ISO 8601 time")])
+def test_bad_deadline_is_a_usage_error(tmp_path: Path, token: str, deadline: str, message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Is a deadline without its UTC offset, or not a time at all, refused (exit 2) before
+    anything is fetched?"""
+    assert main(["fetch", "--org", "o", "--prefix", "p", "--out", str(tmp_path / "out"),
+                 "--deadline", deadline]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -101,14 +101,16 @@ def test_unknown_export_is_refused_before_anything_is_written(tmp_path: Path):
 
 def test_item_analysis_counts_pass_rate_mean_and_most_common_failure():
     """Are graded count, passes, mean score and the most common failure right for a crafted
-    set, with ties broken by sort order and long messages cut?"""
+    set, with ties broken by sort order and long messages cut, and "not attempted" counted
+    apart from the failures (q1's two non-passes are both stubs: no failure among attempts)?"""
     stats = {(s.assignment, s.question): s for s in item_analysis(_results())}
     assert list(stats) == [("00_a", "q1"), ("00_a", "q2"), ("01_b", "p1")]
     q1, q2, p1 = stats.values()
     assert (q1.graded, q1.passed, q1.pass_rate, q1.mean_score, q1.max_score) == (4, 2, 0.5, 1.25, 2)
-    assert (q1.failure, q1.failure_count) == ("not attempted", 2)
+    assert (q1.failure, q1.failure_count, q1.not_attempted) == ("", 0, 2)
     assert (q2.graded, q2.passed, q2.mean_score) == (4, 1, 0.75)
-    assert (q2.failure, q2.failure_count) == ("AssertionError: wrong | shape see above", 2)
+    assert (q2.failure, q2.failure_count, q2.not_attempted) == (
+        "AssertionError: wrong | shape see above", 2, 0)
     assert (p1.graded, p1.passed, p1.mean_score) == (3, 1, pytest.approx(6.5 / 3))
     # one long message and one timeout (no message: its status counts) tie at 1 each
     assert (p1.failure, p1.failure_count) == (LONG[:MESSAGE_CHARS - 1] + "…", 1)
@@ -120,10 +122,10 @@ def test_item_analysis_table_in_summary(tmp_path: Path):
     write_reports(_results(), tmp_path)
     summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "## Item analysis" in summary and "### 00_a" in summary and "### 01_b" in summary
-    assert "| q1 | 4 | 2 | 50% | 1.25 / 2 (62%) | not attempted (2) |" in summary
-    assert ("| q2 | 4 | 1 | 25% | 0.75 / 3 (25%) | AssertionError: wrong \\| shape see above (2) |"
-            in summary)
-    assert "| p1 | 3 | 1 | 33% | 2.17 / 4 (54%) |" in summary
+    assert "| q1 | 4 | 2 | 50% | 2 | 1.25 / 2 (62%) |  |" in summary
+    assert ("| q2 | 4 | 1 | 25% | 0 | 0.75 / 3 (25%) | AssertionError: wrong \\| shape see above "
+            "(2) |" in summary)
+    assert "| p1 | 3 | 1 | 33% | 0 | 2.17 / 4 (54%) |" in summary
 
 
 def test_invalid_and_error_submissions_are_in_grades_but_not_in_item_analysis(tmp_path: Path):
@@ -248,3 +250,14 @@ def test_command_line_still_imports():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "--export" in done.stdout
+
+
+def test_item_analysis_names_the_real_mistake_when_most_did_not_attempt():
+    """With five stubs left as released and two wrong answers of one kind, is the most
+    common failure the wrong answer (2), and the five counted as not attempted?"""
+    results = [_graded(f"s{i}", "00_a", _q("q1", 0, 2, "failed", "not attempted"))
+               for i in range(5)]
+    results += [_graded(f"w{i}", "00_a", _q("q1", 0, 2, "failed", "AssertionError: sign"))
+                for i in range(2)]
+    (q1,) = item_analysis(results)
+    assert (q1.failure, q1.failure_count, q1.not_attempted) == ("AssertionError: sign", 2, 5)

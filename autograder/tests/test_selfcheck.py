@@ -167,3 +167,32 @@ def test_check_needs_neither_nbgrader_nor_solutions(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert f"| q1 | 1 | {PASSED} |" in proc.stdout
+
+
+def test_every_skipped_notebook_is_named_with_its_reason(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """In a folder with one exercise, an exercise whose nbgrader metadata Colab stripped, a
+    chapter without checks and a broken file: does `check` run the exercise and name each
+    of the three others, with why, on stderr and in the report?"""
+    from autograder.grader.selfcheck import find_notebooks
+
+    real = _tiny(tmp_path, "x = 1", "assert x == 1")
+    stripped = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("# answer-id: q1  (keep this line)\nx = 1"),
+        nbformat.v4.new_code_cell('with feedback("Question 1"):\n    assert x == 1')])
+    (tmp_path / "Copy of 01_arrays.ipynb").write_text(nbformat.writes(stripped))
+    (tmp_path / "chapter.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    skipped: list[tuple[Path, str]] = []
+    assert find_notebooks([tmp_path], skipped) == [real]
+    why = {p.name: reason for p, reason in skipped}
+    assert set(why) == {"Copy of 01_arrays.ipynb", "chapter.ipynb", "broken.ipynb"}
+    assert why["Copy of 01_arrays.ipynb"].startswith("an exercise whose cells lost their "
+                                                     "nbgrader metadata")
+    assert why["chapter.ipynb"] == "no checks (nbgrader test cells): not an exercise"
+    assert why["broken.ipynb"].startswith("not a readable Jupyter notebook")
+    assert main(["check", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"Skipped {tmp_path / 'chapter.ipynb'}: no checks" in err
+    assert "## Not checked" in out and "Copy of 01_arrays.ipynb: an exercise whose" in out

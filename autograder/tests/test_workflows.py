@@ -93,13 +93,18 @@ def test_feedback_installs_the_course_package_as_colab_does() -> None:
 def test_grade_all_shards_sandboxes_and_merges() -> None:
     """Does grade-all.yml run only by hand, enable user namespaces for bubblewrap, grade a
     matrix of shards with --shard (reusing the trusted runs from the Actions cache), check
-    isolation, and merge with `autograder merge`?"""
+    isolation, merge with `autograder merge` (the instructor's files from grading/ when
+    present), and return feedback only on request, with its own write token?"""
     text = GRADE_ALL.read_text()
     workflow = yaml.safe_load(text)
     assert set(workflow[True]) == {"workflow_dispatch"}  # YAML reads the key `on` as True
     jobs = workflow["jobs"]
-    assert set(jobs) == {"gather", "grade", "merge"}
+    assert set(jobs) == {"gather", "grade", "merge", "return"}
     assert jobs["grade"]["needs"] == "gather" and jobs["merge"]["needs"] == "grade"
+    assert jobs["return"]["needs"] == "merge" and "inputs.return_feedback" in jobs["return"]["if"]
+    returned = _step(GRADE_ALL, "return", "Return each learner")
+    assert "autograder return-feedback results" in returned["run"]
+    assert returned["env"]["CLASSROOM_TOKEN"] == "${{ secrets.FEEDBACK_TOKEN }}"
     shards = jobs["grade"]["strategy"]["matrix"]["shard"]
     assert shards == list(range(1, len(shards) + 1)) and workflow["env"]["SHARDS"] == len(shards)
     grade_runs = [s.get("run", "") for s in jobs["grade"]["steps"]]
@@ -115,6 +120,7 @@ def test_grade_all_shards_sandboxes_and_merges() -> None:
     merge_runs = "\n".join(s.get("run", "") for s in jobs["merge"]["steps"])
     assert "python -m autograder merge results-*" in merge_runs
     assert "--export canvas,moodle" in merge_runs and "GITHUB_STEP_SUMMARY" in merge_runs
+    assert "roster canvas-gradebook canvas-columns overrides" in merge_runs
     assert "${{ secrets.CLASSROOM_TOKEN }}" in text
     # Inputs reach scripts through the environment, never pasted into them (no injection).
     assert not any("${{ inputs." in s.get("run", "") for job in jobs.values()

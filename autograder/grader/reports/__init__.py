@@ -32,29 +32,40 @@ Files written in the results folder:
     so a fresh merge and a fresh single run stay identical. An earlier ``grades.csv`` that
     cannot be read is named in ``summary.md`` and replaced; nothing fails.
 ``grades-canvas.csv`` (``--export canvas``, :func:`write_canvas`)
-    Canvas's gradebook import (Grades > Import): the header ``Student, ID, SIS User ID, SIS
-    Login ID, Section`` then one column per assignment (the notebook's name, such as
-    ``01_arrays``), a second row ``Points Possible`` with each assignment's points (as in
-    Canvas's own export; optional on import, and Canvas reads it for an assignment the import
-    creates), then one row per student. Canvas's importer wants ``Student`` and ``ID``
-    first and ``Section`` as the last student column, with ``SIS User ID`` and ``SIS Login
-    ID`` between them; it finds each row's student by ``ID`` (Canvas's user id), then ``SIS
-    User ID``, then ``SIS Login ID``, then the name. The grader knows only the student's
-    folder name (in GitHub Classroom, the GitHub username): it is written in ``Student``
-    and ``SIS Login ID``; ``ID``, ``SIS User ID`` and ``Section`` are left empty. Where
-    logins are not GitHub usernames, Canvas lists the students it could not find on the
-    import page to match by hand, or fill ``ID`` from Canvas's own export first. Columns
-    whose name matches no Canvas assignment are likewise offered to match or to create.
+    Canvas's gradebook import (Grades > Import). With ``--canvas-gradebook`` (the course's
+    own export, Grades > Export) it is that file again: Canvas's identity columns (``Student,
+    ID, SIS User ID, SIS Login ID``, ``Integration ID`` when present, ``Section``) and rows
+    as exported, the ``Manual Posting`` and ``Points Possible`` rows kept, the read-only
+    totals (``(read only)`` in the points row: Canvas ignores them on import) left out, and
+    each course assignment's score written into the Canvas column whose title names it
+    (``Lab 1: Arrays (51201)`` names ``01_arrays``; ``--canvas-columns`` maps the others),
+    scaled to that column's points possible. Canvas finds a row's student by ``ID`` and an
+    assignment by its ``Title (id)`` heading, so nothing new is created and nobody is guessed.
+    A student is matched through the roster (``--roster``: GitHub username -> identifier),
+    the identifier looked up in ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Integration ID``
+    and then the name; a student with no roster row, or whose identifier is in no Canvas row,
+    in several, or in one another student also reaches, is left out and listed in
+    ``unmatched.csv``. An assignment no Canvas title names gets no column (listed in
+    ``summary.md``). Without ``--canvas-gradebook``: the header ``Student, ID, SIS User ID,
+    SIS Login ID, Section``, a ``Points Possible`` row and one column per assignment with the
+    folder name in ``Student`` and ``SIS Login ID`` (Canvas then asks to match by hand).
 ``grades-moodle.csv`` (``--export moodle``, :func:`write_moodle`)
-    Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file):
-    the header ``username`` then one column per assignment, then one row per student and
-    nothing else (Moodle takes every row for a user, and one it cannot find stops the whole
-    import, so there is no points row). On the preview page set "Identify user by" to map
-    from ``username`` to ``username``, or to ``ID number`` where the learners' GitHub
-    usernames are recorded as their ID numbers (or replace the column with e-mail addresses),
-    and map each assignment column to its grade item or to a new grade item.
-    Comma-separated, UTF-8, ``.`` as the decimal point (Moodle reads it in any language), no
-    thousands separator.
+    Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file). With
+    ``--roster``: the first column is the roster's identifier, headed ``Email address`` when
+    every identifier is an e-mail address and ``ID number`` otherwise (on the preview page,
+    "Identify user by": map from that column to the user field of that name), one row per
+    student on the roster and no one else (Moodle stops the whole import at a user it cannot
+    find); the rest are in ``unmatched.csv``. Without a roster: ``username`` (the folder
+    name). Then one column per assignment, mapped on the preview page to its grade item
+    (raw points: give the grade item the assignment's points as its maximum). Comma-separated,
+    UTF-8, ``.`` as the decimal point, no points row.
+``unmatched.csv``
+    Written when an export left students out: ``student, export, reason``. ``summary.md``
+    lists them too, beside the hand-set scores (``--overrides``, and manual scores in the
+    gradebook) with their reasons.
+
+Only assignments some submission was graded in get an export column: an unknown notebook
+(``Untitled.ipynb``) never does.
 
 A student's cell in both exports is the score of a graded submission. An invalid submission,
 one the grader failed on, or no submission at all leaves the cell empty, never 0: the grader
@@ -70,8 +81,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from autograder.grader.reports.common import FIGURE, format_score, sorted_results
-from autograder.grader.reports.exports import CANVAS_COLUMNS, EXPORT_WRITERS, EXPORTS, export_path
+from autograder.grader.classlist import Classroom
+from autograder.grader.reports.common import FIGURE, format_score, md, sorted_results
+from autograder.grader.reports.exports import (
+    CANVAS_COLUMNS,
+    EXPORT_WRITERS,
+    EXPORTS,
+    UNMATCHED,
+    ExportReport,
+    export_path,
+    write_unmatched,
+)
 from autograder.grader.reports.figure import scores_figure, write_figure
 from autograder.grader.reports.grades import (
     CHANGES,
@@ -87,6 +107,68 @@ __all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "MESSAGE_CHARS", "for
            "item_analysis", "scores_figure", "write_reports"]
 
 
+def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]) -> list[str]:
+    """``summary.md``'s lines on the hand-set scores (with their reasons) and on what the
+    exports could not place (students left out, columns not found)."""
+    lines: list[str] = []
+    if classroom is not None and (classroom.applied or classroom.override_problems):
+        lines += ["", "## Scores set by hand", ""]
+
+        def shown(score: float | None) -> str:
+            return "—" if score is None else format_score(score)
+
+        for a in classroom.applied:
+            what = f"{md(a.student)} · {md(a.assignment)}" + (f" · {md(a.question)}"
+                                                              if a.question else "")
+            lines.append(f"- {what}: {shown(a.old)} → {shown(a.new)} ({md(a.reason)})")
+        for problem in classroom.override_problems:
+            lines.append(f"- **not applied**: {md(problem)}")
+    unmatched = [u for report in found for u in report.unmatched]
+    notes = [n for report in found for n in report.notes]
+    if unmatched or notes:
+        lines += ["", "## Left out of the gradebook imports", ""]
+        if unmatched:
+            lines += [f"{len(unmatched)} student(s) not matched, so not in the import "
+                      f"(also in {UNMATCHED}):", ""]
+            lines += [f"- {md(u.student)} ({u.export}): {md(u.reason)}" for u in unmatched]
+        if notes:
+            lines += ["", *(f"- {md(n)}" for n in notes)]
+    return lines
+
+
+FETCHED = "fetched.csv"  # fetch's record, copied into the results by grade and merge
+
+
+def deadline_section(path: Path) -> list[str]:
+    """``summary.md``'s lines on the deadline, from the ``fetched.csv`` at ``path`` (none when
+    it is absent or was fetched without a deadline): the commits taken, and who was late."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+    rows = [r for r in rows if r.get("deadline")]
+    if not rows:
+        return []
+    late = [r for r in rows if (r.get("late_commits") or "0") != "0"]
+    none = [r for r in rows if not r.get("commit")]
+    lines = ["", "## Deadline", "",
+             f"{len(rows)} repositories taken at their last commit by the deadline "
+             f"({', '.join(sorted({md(r['deadline']) for r in rows}))}; commits and times in "
+             f"{FETCHED}); {len(late)} with later commits, not taken; {len(none)} with no "
+             "commit by then."]
+    if late:
+        lines.append("")
+        lines += [f"- {md(r['student'])}: {md(r['late_commits'])} commit(s) after "
+                  f"{md(r['deadline'])} (the last at {md(r.get('last_commit_time', ''))}); "
+                  + (f"graded at {md(r['commit'][:12])} of {md(r['commit_time'])}"
+                     if r.get("commit") else "nothing was committed by the deadline")
+                  for r in sorted(late, key=lambda r: r["student"])]
+    return lines
+
+
 def _figure(results: list[Result], path: Path) -> bool | str:
     try:
         return write_figure(results, path)
@@ -95,9 +177,13 @@ def _figure(results: list[Result], path: Path) -> bool | str:
         return "matplotlib is not installed"
 
 
-def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = ()) -> None:
+def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = (),
+                  classroom: Classroom | None = None) -> None:
     """Write ``grades.csv``, ``summary.md``, ``scores.png``, ``changes.csv`` (on a regrade
-    that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``.
+    that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``;
+    ``unmatched.csv`` when an export left a student out. ``results`` already carry any
+    hand-set scores; ``classroom`` holds the roster, the Canvas gradebook and the overrides
+    applied (listed in ``summary.md`` with their reasons).
 
     Raises:
         ValueError: an export not in :data:`EXPORTS` (before anything is written).
@@ -112,7 +198,11 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
         write_changes(regrade.changes, out / CHANGES)
     else:
         (out / CHANGES).unlink(missing_ok=True)
-    for name in sorted(set(exports)):
-        EXPORT_WRITERS[name](ordered, export_path(out, name))
+    found = [EXPORT_WRITERS[name](ordered, export_path(out, name), classroom)
+             for name in sorted(set(exports))]
+    unmatched = [u for report in found for u in report.unmatched]
+    write_unmatched(unmatched, out / UNMATCHED)
+    extra = classroom_section(classroom, found) + deadline_section(out / FETCHED)
     figure = _figure(ordered, out / FIGURE)
-    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure), encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure, extra),
+                                    encoding="utf-8")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import csv
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from autograder.grader.result import Result
 
@@ -54,3 +56,12 @@ def by_submission(results: Iterable[Result]) -> dict[tuple[str, str], Result]:
     """One result per (student, assignment), in report order (the last one in that order
     where a pair comes twice)."""
     return {(r.student, r.assignment): r for r in sorted_results(results)}
+
+
+def write_csv(path: Path, rows: Iterable[Sequence[str]]) -> None:
+    """Write ``rows`` (the header first) as a UTF-8 CSV at ``path``: every CSV the grader
+    writes goes through here."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        for row in rows:
+            writer.writerow(list(row))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from autograder.grader.reports.common import (
@@ -34,8 +34,9 @@ class QuestionStats:
     passed: int
     mean_score: float
     max_score: float
-    failure: str = ""  # the most common failure message ("" when none failed)
+    failure: str = ""  # the most common failure among attempts ("" when none failed)
     failure_count: int = 0
+    not_attempted: int = 0  # the stub left as released (counted apart from the failures)
 
     @property
     def pass_rate(self) -> float:
@@ -58,9 +59,18 @@ def most_common(texts: Iterable[str]) -> tuple[str, int]:
     return min(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
+NOT_ATTEMPTED = "not attempted"  # grading's message for a stub left as released
+
+
+def _not_attempted(question: QuestionResult) -> bool:
+    return question.status != "passed" and question.message == NOT_ATTEMPTED
+
+
 def item_analysis(results: Iterable[Result]) -> list[QuestionStats]:
     """Per assignment (sorted) and question (in notebook order), over graded submissions
-    only: how many were graded and passed, the mean score and the most common failure."""
+    only: how many were graded and passed, how many were not attempted, the mean score and
+    the most common failure among the attempts (a stub left as released is not a mistake:
+    counted apart, it would otherwise hide the real ones)."""
     found: dict[tuple[str, str], list[QuestionResult]] = {}
     for r in by_submission(results).values():
         if r.status == "graded":
@@ -70,11 +80,13 @@ def item_analysis(results: Iterable[Result]) -> list[QuestionStats]:
     stats = []
     for assignment, question in sorted(found, key=lambda k: (k[0], first_seen[k])):
         qs = found[(assignment, question)]
-        failure, count = most_common(failure_text(q) for q in qs if q.status != "passed")
+        failure, count = most_common(failure_text(q) for q in qs
+                                     if q.status != "passed" and not _not_attempted(q))
         stats.append(QuestionStats(
             assignment, question, graded=len(qs), passed=sum(q.status == "passed" for q in qs),
             mean_score=sum(q.score for q in qs) / len(qs), max_score=max(q.max_score for q in qs),
-            failure=failure, failure_count=count))
+            failure=failure, failure_count=count,
+            not_attempted=sum(_not_attempted(q) for q in qs)))
     return stats
 
 
@@ -126,19 +138,20 @@ def _changes_section(regrade: Regrade) -> list[str]:
 def _item_analysis_section(stats: list[QuestionStats]) -> list[str]:
     lines = ["", "## Item analysis", "",
              "Graded submissions only. Mean score is of the question's points; the failure is "
-             "the most common message among the submissions that did not pass."]
+             "the most common message among the attempts that did not pass (a question left "
+             "as released is counted under not attempted instead)."]
     if not stats:
         return lines + ["", "No graded submission."]
     for assignment in sorted({s.assignment for s in stats}):
         lines += ["", f"### {md(assignment)}", "",
-                  "| question | graded | passed | pass rate | mean score | most common failure |",
-                  "|---|---|---|---|---|---|"]
+                  "| question | graded | passed | pass rate | not attempted | mean score "
+                  "| most common failure |", "|---|---|---|---|---|---|---|"]
         for s in (s for s in stats if s.assignment == assignment):
             share = s.mean_score / s.max_score if s.max_score else 0.0
             failure = f"{md(s.failure)} ({s.failure_count})" if s.failure else ""
             lines.append(f"| {md(s.question)} | {s.graded} | {s.passed} | {percent(s.pass_rate)}"
-                         f" | {short(s.mean_score)} / {format_score(s.max_score)} "
-                         f"({percent(share)}) | {failure} |")
+                         f" | {s.not_attempted} | {short(s.mean_score)} / "
+                         f"{format_score(s.max_score)} ({percent(share)}) | {failure} |")
     return lines
 
 
@@ -151,12 +164,13 @@ def _figure_section(figure: bool | str) -> list[str]:
 
 
 def summary_markdown(results: Iterable[Result], regrade: Regrade | None = None,
-                     figure: bool | str = False) -> str:
+                     figure: bool | str = False, extra: Sequence[str] = ()) -> str:
     """The text of ``summary.md``: the table, counts, isolation warning, changes since the
     previous grading, item analysis and figure. ``figure``: True when ``scores.png`` was
-    written, or why it was not."""
+    written, or why it was not. ``extra``: more lines after the changes (hand-set scores,
+    students the exports left out)."""
     ordered = sorted_results(results)
     lines = (_grades_table(ordered) + _counts(ordered) + _isolation_warning(ordered)
-             + _changes_section(regrade or Regrade(previous=False, changes=[]))
+             + _changes_section(regrade or Regrade(previous=False, changes=[])) + list(extra)
              + _item_analysis_section(item_analysis(ordered)) + _figure_section(figure))
     return "\n".join(lines) + "\n"
