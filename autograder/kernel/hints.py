@@ -424,6 +424,46 @@ def advice(text: str, *, on: type[BaseException] | tuple[type[BaseException], ..
         raise
 
 
+# --- the case a check covers -------------------------------------------------------------------
+
+_CASE = "_autograder_case"
+
+
+def case_of(exc: BaseException) -> str | None:
+    """The description of the test case ``exc`` was raised in (see :func:`case`), or None."""
+    found = getattr(exc, _CASE, None)
+    return found if isinstance(found, str) else None
+
+
+@contextlib.contextmanager
+def case(description: str) -> Iterator[None]:
+    """Name the case the checks inside the block cover, in words that reveal no input or
+    expected value: every hidden test is written as one::
+
+        with feedback("Question 6 (hidden tests)"):
+            with case("an example whose gradient is all zeros"):
+                q6_case(4, n=4, d=2, max_norm=0.5, zero_first=True)
+
+    Each check made inside records the description (the grader's verdict names it when the
+    check fails, :func:`autograder.core.decide.decide`), and an error raised inside (the
+    learner's code failing on that case) carries it, so :func:`feedback` says which case
+    failed.
+
+    Args:
+        description: the case in a few words, e.g. ``"an empty batch"``.
+    """
+    from autograder.kernel.reporter import current_case
+
+    with current_case(description):
+        try:
+            yield
+        except Exception as exc:
+            if case_of(exc) is None:
+                with contextlib.suppress(AttributeError):
+                    setattr(exc, _CASE, description)
+            raise
+
+
 # --- what the learner sees --------------------------------------------------------------------
 
 
@@ -443,6 +483,7 @@ class Explanation:
     own: bool
     advice: tuple[str, ...]
     hint: str | None
+    case: str | None = None
 
     @property
     def hints(self) -> list[str]:
@@ -460,18 +501,47 @@ class Explanation:
         lines = self.hints
         if self.own or not lines:
             lines = [self.error, *lines]
+        if self.case_line:
+            lines = [self.case_line, *lines]
         return "\n".join(lines)
+
+    @property
+    def case_line(self) -> str | None:
+        """``Case: ...``: the test case that failed, when the error's text does not name it."""
+        if self.case is None or self.case in self.error:
+            return None
+        return f"Case: {self.case}."
+
+
+SUMMARY_CHARS = 300  # the longest summary line first_line makes of a multi-line message
 
 
 def first_line(exc: BaseException) -> str:
-    """``"ClassName: first line of the message"`` (just the class name for an empty message).
+    """``"ClassName: what went wrong"`` in one line (just the class name for an empty message).
+
+    A message whose first line announces the details on the next lines (it ends with a colon,
+    as in ``vmap got inconsistent sizes for array axes to be mapped:``) keeps those lines,
+    joined, up to :data:`SUMMARY_CHARS` characters: they hold the informative part (which
+    argument had which size). Lines naming source frames (``path:line:col (function)``) are
+    left out.
 
     Args:
         exc: any exception.
     """
-    text = str(exc)
-    line = text.splitlines()[0] if text.strip() else ""
-    return f"{type(exc).__name__}: {line}" if line else f"{type(exc).__name__}:"
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return f"{type(exc).__name__}:"
+    line = lines[0]
+    if line.endswith(":"):
+        from autograder.kernel.tracebacks import _FRAME_LINE
+
+        for more in lines[1:]:
+            if _FRAME_LINE.match(more) or len(line) >= SUMMARY_CHARS:
+                break
+            line = f"{line} {more}"
+        if len(line) > SUMMARY_CHARS:
+            line = line[:SUMMARY_CHARS - 1].rstrip() + "…"
+    return f"{type(exc).__name__}: {line}"
 
 
 def explain(exc: BaseException) -> Explanation:
@@ -493,7 +563,16 @@ def explain(exc: BaseException) -> Explanation:
             text = str(exc).lower()
             redundant = own and any(key.lower() in text for key in found.keys)
             hint = None if redundant else found.text
-    return Explanation(first_line(exc), own, attached, hint)
+    return Explanation(first_line(exc), own, attached, hint, case_of(exc))
+
+
+def _caller_file() -> str | None:
+    """The code name of the cell that entered :func:`feedback` (the test cell), skipping the
+    frames of ``contextlib`` and of this module."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in (__file__, contextlib.__file__):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else None
 
 
 @contextlib.contextmanager
@@ -517,11 +596,14 @@ def feedback(question: str) -> Iterator[None]:
     on GPUs and TPUs the default is lower (TF32, bfloat16 passes), and a correct answer that
     batches its products differently from the reference would then differ by about 1e-3 from
     the expected values, which were recorded on a CPU.
-    On failure it prints ``Question: not yet. Error: first line``, then the test's own advice
-    and a generic hint when one adds something (see :func:`explain`). The exception still
-    propagates (nbgrader counts the cell as failed) and carries the same ``Hint:`` lines as
-    notes, which IPython shows under the traceback. ``NotImplementedError`` from an untouched
-    stub is reported as not attempted.
+    On failure it prints ``Question: not yet. Error: summary``, the test case that failed (when
+    the check was made inside :func:`case`), then the test's own advice and a generic hint when
+    one adds something (see :func:`explain`). The exception still propagates (nbgrader counts
+    the cell as failed) and carries the same lines as notes, for a full traceback. In IPython
+    it is shown short: the test cell's frames and the course's are left out, only the
+    learner's own frames and the summary stay
+    (:func:`autograder.kernel.tracebacks.failure_lines`); ``%tb`` shows everything.
+    ``NotImplementedError`` from an untouched stub is reported as not attempted.
 
     Args:
         question: how to name the question in the printed lines, e.g. ``"Question 2"``.
@@ -529,7 +611,10 @@ def feedback(question: str) -> Iterator[None]:
     import jax
 
     from autograder.kernel.jax_checks import restore_default_config
+    from autograder.kernel.tracebacks import ensure_short_tracebacks, mark_course_code
 
+    ensure_short_tracebacks()
+    caller = _caller_file()
     changed = restore_default_config()
     if changed:
         print(f"{question}: the tests run with JAX's defaults, so they set "
@@ -539,14 +624,19 @@ def feedback(question: str) -> Iterator[None]:
             yield
     except NotImplementedError as exc:
         print(f"{question}: not attempted yet.")
-        exc.add_note(hint_for(exc) or "")
+        print(f"Hint: {hint_for(exc)}")
+        exc.add_note(f"Hint: {hint_for(exc)}")
+        if caller:
+            mark_course_code(exc, caller)
         raise
     except Exception as exc:
         said = explain(exc)
         print(f"{question}: not yet. {said.error}")
-        for line in said.hints:
+        for line in filter(None, [said.case_line, *said.hints]):
             print(line)
-            exc.add_note(line)
+            exc.add_note(line)  # under a full traceback (%tb, full_tracebacks()) too
+        if caller:
+            mark_course_code(exc, caller)
         raise
     else:
         from autograder.kernel.reporter import publishing

@@ -10,7 +10,11 @@ import nbformat
 import pytest
 
 from autograder.core.notebook import code_of, is_test, nbgrader_meta, questions
-from autograder.tests.harness_runs import harness_report
+from autograder.tests.harness_runs import (
+    MAX_FAILURE_LINES,
+    harness_report,
+    long_or_course_failures,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -87,6 +91,22 @@ def test_wrong_answers_show_their_expected_message(report: dict) -> None:
                 for q, e in report["questions"].items() for case in e["expect"]
                 if e["expect"][case] and e["expect"][case] not in e["seen"][case]}
     assert missing == [] and not_seen == {}
+
+
+def test_failures_are_short_and_show_no_course_frame(report: dict) -> None:
+    """Is every wrong answer's failure, as a notebook on this stack's IPython shows it (the
+    printed question, message and hints, then the error display), at most
+    MAX_FAILURE_LINES lines, with no frame of the test cell or of the course's package?"""
+    shown = [len(s.splitlines()) for e in report["questions"].values()
+             for s in e["shown"].values()]
+    assert shown and max(shown) <= MAX_FAILURE_LINES or not shown
+    assert long_or_course_failures(report) == {}
+
+
+def test_every_hidden_check_names_its_case(report: dict) -> None:
+    """Did the reference run record a case description (hints.case) for every hidden check,
+    so that a hidden failure says which case it was?"""
+    assert report["uncased"] == []
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
