@@ -48,9 +48,13 @@ class Hint:
     """
 
     name: str
-    text: str
+    text: str | Callable[[BaseException], str]
     matches: Matcher
     keys: tuple[str, ...] = ()
+
+    def say(self, exc: BaseException) -> str:
+        """The advice for ``exc`` (a hint may word it after the transformation in play)."""
+        return self.text(exc) if callable(self.text) else self.text
 
 
 # --- matchers ---------------------------------------------------------------------------------
@@ -154,6 +158,38 @@ def _user_line_re(pattern: str) -> Matcher:
     return lambda exc: compiled.search(_user_line(exc)) is not None
 
 
+def transformation(exc: BaseException) -> str:
+    """The JAX transformation that was tracing when ``exc`` was raised, from what JAX says:
+    ``"vmap"``, ``"grad"``, ``"jit"``, ``"scan"``... (``"jit"`` when JAX does not say).
+
+    Args:
+        exc: a tracer error (``TracerBoolConversionError``, ``ConcretizationTypeError``...).
+    """
+    text = "\n".join(str(link) for link in _chain(exc))
+    found = re.search(r"while tracing the function .*? for (\w+)", text)
+    if found:
+        return found.group(1)
+    if "BatchTracer" in text:
+        return "vmap"
+    if re.search(r"\b(JVPTracer|LinearizeTracer|JaxprTracer.*grad)", text):
+        return "grad"
+    return "jit"
+
+
+def _if_on_tracer(exc: BaseException) -> str:
+    """The hint for a Python ``if`` on a traced value, worded for the transformation."""
+    where = transformation(exc)
+    if where == "vmap":
+        return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
+                "each value stands for a whole batch, so Python cannot pick one branch. Select "
+                "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
+                "`jax.lax.cond` works too, but under vmap it computes both branches.")
+    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
+            "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
+            "or mark the argument static (`static_argnames`) if it is a configuration value, "
+            "not data. (`lax.cond` and `while_loop` are taught in chapter 06.)")
+
+
 # --- the hints --------------------------------------------------------------------------------
 
 _PMAP_SHARED = (
@@ -196,10 +232,14 @@ _HINTS: list[Hint] = [
          _all(_kind("TracerBoolConversionError", "ConcretizationTypeError"),
               _user_line_re(r"^while\b")),
          keys=("while_loop",)),
-    Hint("python-if-on-tracer",
-         "A Python `if`/`while`/`and`/`or` looked at a traced value inside jit. Branch with "
-         "`jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); or mark "
-         "the argument static (`static_argnames`) if it is a configuration value, not data.",
+    Hint("python-max-on-tracer",
+         "Python's `max`/`min` decide with an `if` on a traced value. Use `jnp.maximum(a, b)` / "
+         "`jnp.minimum(a, b)`, elementwise and traceable; to update one entry, "
+         "`y = y.at[-1].max(0.0)` (the `.at[]` updates of chapter 01).",
+         _all(_kind("TracerBoolConversionError", "ConcretizationTypeError"),
+              _user_line_re(r"(?<![\w.])(max|min)\(")),
+         keys=("jnp.maximum", "jnp.minimum")),
+    Hint("python-if-on-tracer", lambda exc: _if_on_tracer(exc),
          _kind("TracerBoolConversionError"),
          keys=("lax.cond", "jnp.where")),
     Hint("traced-index",
@@ -248,6 +288,12 @@ _HINTS: list[Hint] = [
          "not `2`; `jnp.arange(n, dtype=jnp.float32)`) or differentiate with respect to "
          "another argument (`argnums`).",
          _says("grad requires real- or complex-valued inputs")),
+    Hint("argnums-one-based",
+         "`argnums` counts the function's positional arguments from 0: the first argument is "
+         "`argnums=0`, so `argnums=(0, 1)` differentiates with respect to the first two. An "
+         "`argnums` past the last argument asks for an argument the call does not pass.",
+         _says_re(r"differentiating with respect to argnums=.* requires at least \d+ positional"),
+         keys=("counts from 0", "from 0")),
     Hint("grad-static-argnums",
          "`jax.grad` has no `static_argnums`: choose the arguments to differentiate with "
          "`argnums` (e.g. `argnums=(0, 2)` returns the pair of gradients); the other arguments "
@@ -364,7 +410,7 @@ def hint_for(exc: BaseException) -> str | None:
         exc: the exception a check or the learner's code raised.
     """
     hint = _match(exc)
-    return hint.text if hint else None
+    return hint.say(exc) if hint else None
 
 
 def hint_name(exc: BaseException) -> str | None:
@@ -562,7 +608,7 @@ def explain(exc: BaseException) -> Explanation:
         if found is not None:
             text = str(exc).lower()
             redundant = own and any(key.lower() in text for key in found.keys)
-            hint = None if redundant else found.text
+            hint = None if redundant else found.say(exc)
     return Explanation(first_line(exc), own, attached, hint, case_of(exc))
 
 
