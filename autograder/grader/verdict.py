@@ -46,8 +46,9 @@ def judge_cell(records: list[Entry], evidence: list[Entry]) -> CellVerdict:
         index = used[record.key]
         used[record.key] += 1
         if index >= len(items):
+            note = case_note(record)
             return CellVerdict(False, f"the check of {record.name} did not run"
-                               f"{case_note(record)}", True, n)
+                               + (f".{note}" if note else ""), True, n)
         try:
             decide(record, items[index])
         except AssertionError as exc:
