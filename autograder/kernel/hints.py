@@ -239,6 +239,11 @@ _HINTS: list[Hint] = [
          _all(_kind("TracerBoolConversionError", "ConcretizationTypeError"),
               _user_line_re(r"(?<![\w.])(max|min)\(")),
          keys=("jnp.maximum", "jnp.minimum")),
+    Hint("bincount-length",
+         "`jnp.bincount` under `jit` must know its output's size: pass a static `length`, e.g. "
+         "`jnp.bincount(labels, length=num_classes)` (`minlength` is only a lower bound). "
+         "With `length`, labels at or above it are dropped, not counted.",
+         _says("of jnp.bincount")),
     Hint("python-if-on-tracer", lambda exc: _if_on_tracer(exc),
          _kind("TracerBoolConversionError"),
          keys=("lax.cond", "jnp.where")),

@@ -271,3 +271,11 @@ def test_case_names_the_failing_case(capsys: pytest.CaptureFixture) -> None:
     with collecting(seen.append), case("a batch of one example"):
         check_array(jnp.ones(2), name="x")
     assert seen[0].options["case"] == "a batch of one example"
+
+
+def test_bincount_without_length_under_jit_gets_a_hint() -> None:
+    """Is `jnp.bincount(labels, minlength=n)` under jit told to pass a static `length` (which
+    drops labels at or above it)?"""
+    count = jax.jit(lambda labels, n: jnp.bincount(labels, minlength=n), static_argnums=1)
+    exc = _error_of(lambda: count(jnp.array([0, 5]), 3))
+    assert hint_name(exc) == "bincount-length" and "length=num_classes" in hint_for(exc)
