@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
+from autograder.kernel.tracebacks import SUMMARY_CHARS, first_line  # noqa: F401 - re-exported
+
 Matcher = Callable[[BaseException], bool]
 
 _ADVICE = "_autograder_advice"
@@ -562,37 +564,6 @@ class Explanation:
         if self.case is None or self.case in self.error:
             return None
         return f"Case: {self.case}."
-
-
-SUMMARY_CHARS = 300  # the longest summary line first_line makes of a multi-line message
-
-
-def first_line(exc: BaseException) -> str:
-    """``"ClassName: what went wrong"`` in one line (just the class name for an empty message).
-
-    A message whose first line announces the details on the next lines (it ends with a colon,
-    as in ``vmap got inconsistent sizes for array axes to be mapped:``) keeps those lines,
-    joined, up to :data:`SUMMARY_CHARS` characters: they hold the informative part (which
-    argument had which size). Lines naming source frames (``path:line:col (function)``) are
-    left out.
-
-    Args:
-        exc: any exception.
-    """
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    if not lines:
-        return f"{type(exc).__name__}:"
-    line = lines[0]
-    if line.endswith(":"):
-        from autograder.kernel.tracebacks import _FRAME_LINE
-
-        for more in lines[1:]:
-            if _FRAME_LINE.match(more) or len(line) >= SUMMARY_CHARS:
-                break
-            line = f"{line} {more}"
-        if len(line) > SUMMARY_CHARS:
-            line = line[:SUMMARY_CHARS - 1].rstrip() + "…"
-    return f"{type(exc).__name__}: {line}"
 
 
 def explain(exc: BaseException) -> Explanation:

@@ -154,15 +154,41 @@ def _cell_label(filename: str, shell: Any = None) -> str:
     return f'File "{Path(filename).name}"' if "ipykernel_" in filename else f'File "{filename}"'
 
 
-def summary(exc: BaseException) -> str:
-    """``"ClassName: what went wrong"`` in one line
-    (:func:`autograder.kernel.hints.first_line`).
+SUMMARY_CHARS = 300  # the longest summary line first_line makes of a multi-line message
+
+
+def first_line(exc: BaseException) -> str:
+    """``"ClassName: what went wrong"`` in one line (just the class name for an empty message).
+
+    A message whose first line announces the details on the next lines (it ends with a colon,
+    as in ``vmap got inconsistent sizes for array axes to be mapped:``) keeps those lines,
+    joined, up to :data:`SUMMARY_CHARS` characters: they hold the informative part (which
+    argument had which size). Lines naming source frames (``path:line:col (function)``) are
+    left out.
 
     Args:
         exc: any exception.
     """
-    from autograder.kernel.hints import first_line
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return f"{type(exc).__name__}:"
+    line = lines[0]
+    if line.endswith(":"):
+        for more in lines[1:]:
+            if _FRAME_LINE.match(more) or len(line) >= SUMMARY_CHARS:
+                break
+            line = f"{line} {more}"
+        if len(line) > SUMMARY_CHARS:
+            line = line[:SUMMARY_CHARS - 1].rstrip() + "…"
+    return f"{type(exc).__name__}: {line}"
 
+
+def summary(exc: BaseException) -> str:
+    """``"ClassName: what went wrong"`` in one line (:func:`first_line`).
+
+    Args:
+        exc: any exception.
+    """
     return first_line(exc)
 
 
