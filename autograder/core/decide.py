@@ -95,16 +95,35 @@ def _decoded(entry: Entry) -> Any:
     return decode_tree(entry.got) if entry.check == "tree" else decode(entry.got)
 
 
+def case_note(record: Entry) -> str:
+    """`` Case: <description>.``: the test case a record's check covers (its ``"case"``
+    option, written by :func:`autograder.kernel.hints.case`), or an empty string."""
+    found = record.options.get("case")
+    return f" Case: {str(found)[:200].rstrip('.')}." if found else ""
+
+
 def decide(record: Entry, evidence: Entry) -> None:
     """Judge one check: the student's ``evidence`` against the trusted ``record``.
 
-    Only the record's options and mistakes are used; the evidence contributes its value.
+    Only the record's options and mistakes are used; the evidence contributes its value. The
+    message of a failure ends with the test case the check covers, when the record names one
+    (:func:`case_note`).
 
     Raises:
         AssertionError: with the course's message (and a known mistake's advice) when the
             value does not pass.
         ValueError: when the evidence is not a well-formed value of the record's kind.
     """
+    try:
+        _decide(record, evidence)
+    except AssertionError as exc:
+        note = case_note(record)
+        if note and note not in str(exc):
+            raise AssertionError(f"{exc}{note}") from None
+        raise
+
+
+def _decide(record: Entry, evidence: Entry) -> None:
     name, options = record.name, record.options
     if record.check == "value":
         _value_check(evidence.got, record.got, name, options)

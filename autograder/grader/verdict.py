@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from autograder.core.decide import decide, measured_ratio
+from autograder.core.decide import case_note, decide, measured_ratio
 from autograder.core.evidence import Entry
 
 
@@ -46,7 +46,9 @@ def judge_cell(records: list[Entry], evidence: list[Entry]) -> CellVerdict:
         index = used[record.key]
         used[record.key] += 1
         if index >= len(items):
-            return CellVerdict(False, f"the check of {record.name} did not run", True, n)
+            note = case_note(record)
+            return CellVerdict(False, f"the check of {record.name} did not run"
+                               + (f".{note}" if note else ""), True, n)
         try:
             decide(record, items[index])
         except AssertionError as exc:

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
+from autograder.kernel.tracebacks import SUMMARY_CHARS, first_line  # noqa: F401 - re-exported
+
 Matcher = Callable[[BaseException], bool]
 
 _ADVICE = "_autograder_advice"
@@ -48,9 +50,13 @@ class Hint:
     """
 
     name: str
-    text: str
+    text: str | Callable[[BaseException], str]
     matches: Matcher
     keys: tuple[str, ...] = ()
+
+    def say(self, exc: BaseException) -> str:
+        """The advice for ``exc`` (a hint may word it after the transformation in play)."""
+        return self.text(exc) if callable(self.text) else self.text
 
 
 # --- matchers ---------------------------------------------------------------------------------
@@ -154,6 +160,38 @@ def _user_line_re(pattern: str) -> Matcher:
     return lambda exc: compiled.search(_user_line(exc)) is not None
 
 
+def transformation(exc: BaseException) -> str:
+    """The JAX transformation that was tracing when ``exc`` was raised, from what JAX says:
+    ``"vmap"``, ``"grad"``, ``"jit"``, ``"scan"``... (``"jit"`` when JAX does not say).
+
+    Args:
+        exc: a tracer error (``TracerBoolConversionError``, ``ConcretizationTypeError``...).
+    """
+    text = "\n".join(str(link) for link in _chain(exc))
+    found = re.search(r"while tracing the function .*? for (\w+)", text)
+    if found:
+        return found.group(1)
+    if "BatchTracer" in text:
+        return "vmap"
+    if re.search(r"\b(JVPTracer|LinearizeTracer|JaxprTracer.*grad)", text):
+        return "grad"
+    return "jit"
+
+
+def _if_on_tracer(exc: BaseException) -> str:
+    """The hint for a Python ``if`` on a traced value, worded for the transformation."""
+    where = transformation(exc)
+    if where == "vmap":
+        return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
+                "each value stands for a whole batch, so Python cannot pick one branch. Select "
+                "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
+                "`jax.lax.cond` works too, but under vmap it computes both branches.")
+    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
+            "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
+            "or mark the argument static (`static_argnames`) if it is a configuration value, "
+            "not data. (`lax.cond` and `while_loop` are taught in chapter 06.)")
+
+
 # --- the hints --------------------------------------------------------------------------------
 
 _PMAP_SHARED = (
@@ -196,10 +234,19 @@ _HINTS: list[Hint] = [
          _all(_kind("TracerBoolConversionError", "ConcretizationTypeError"),
               _user_line_re(r"^while\b")),
          keys=("while_loop",)),
-    Hint("python-if-on-tracer",
-         "A Python `if`/`while`/`and`/`or` looked at a traced value inside jit. Branch with "
-         "`jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); or mark "
-         "the argument static (`static_argnames`) if it is a configuration value, not data.",
+    Hint("python-max-on-tracer",
+         "Python's `max`/`min` decide with an `if` on a traced value. Use `jnp.maximum(a, b)` / "
+         "`jnp.minimum(a, b)`, elementwise and traceable; to update one entry, "
+         "`y = y.at[-1].max(0.0)` (the `.at[]` updates of chapter 01).",
+         _all(_kind("TracerBoolConversionError", "ConcretizationTypeError"),
+              _user_line_re(r"(?<![\w.])(max|min)\(")),
+         keys=("jnp.maximum", "jnp.minimum")),
+    Hint("bincount-length",
+         "`jnp.bincount` under `jit` must know its output's size: pass a static `length`, e.g. "
+         "`jnp.bincount(labels, length=num_classes)` (`minlength` is only a lower bound). "
+         "With `length`, labels at or above it are dropped, not counted.",
+         _says("of jnp.bincount")),
+    Hint("python-if-on-tracer", lambda exc: _if_on_tracer(exc),
          _kind("TracerBoolConversionError"),
          keys=("lax.cond", "jnp.where")),
     Hint("traced-index",
@@ -248,6 +295,12 @@ _HINTS: list[Hint] = [
          "not `2`; `jnp.arange(n, dtype=jnp.float32)`) or differentiate with respect to "
          "another argument (`argnums`).",
          _says("grad requires real- or complex-valued inputs")),
+    Hint("argnums-one-based",
+         "`argnums` counts the function's positional arguments from 0: the first argument is "
+         "`argnums=0`, so `argnums=(0, 1)` differentiates with respect to the first two. An "
+         "`argnums` past the last argument asks for an argument the call does not pass.",
+         _says_re(r"differentiating with respect to argnums=.* requires at least \d+ positional"),
+         keys=("counts from 0", "from 0")),
     Hint("grad-static-argnums",
          "`jax.grad` has no `static_argnums`: choose the arguments to differentiate with "
          "`argnums` (e.g. `argnums=(0, 2)` returns the pair of gradients); the other arguments "
@@ -364,7 +417,7 @@ def hint_for(exc: BaseException) -> str | None:
         exc: the exception a check or the learner's code raised.
     """
     hint = _match(exc)
-    return hint.text if hint else None
+    return hint.say(exc) if hint else None
 
 
 def hint_name(exc: BaseException) -> str | None:
@@ -424,6 +477,46 @@ def advice(text: str, *, on: type[BaseException] | tuple[type[BaseException], ..
         raise
 
 
+# --- the case a check covers -------------------------------------------------------------------
+
+_CASE = "_autograder_case"
+
+
+def case_of(exc: BaseException) -> str | None:
+    """The description of the test case ``exc`` was raised in (see :func:`case`), or None."""
+    found = getattr(exc, _CASE, None)
+    return found if isinstance(found, str) else None
+
+
+@contextlib.contextmanager
+def case(description: str) -> Iterator[None]:
+    """Name the case the checks inside the block cover, in words that reveal no input or
+    expected value: every hidden test is written as one::
+
+        with feedback("Question 6 (hidden tests)"):
+            with case("an example whose gradient is all zeros"):
+                q6_case(4, n=4, d=2, max_norm=0.5, zero_first=True)
+
+    Each check made inside records the description (the grader's verdict names it when the
+    check fails, :func:`autograder.core.decide.decide`), and an error raised inside (the
+    learner's code failing on that case) carries it, so :func:`feedback` says which case
+    failed.
+
+    Args:
+        description: the case in a few words, e.g. ``"an empty batch"``.
+    """
+    from autograder.kernel.reporter import current_case
+
+    with current_case(description):
+        try:
+            yield
+        except Exception as exc:
+            if case_of(exc) is None:
+                with contextlib.suppress(AttributeError):
+                    setattr(exc, _CASE, description)
+            raise
+
+
 # --- what the learner sees --------------------------------------------------------------------
 
 
@@ -443,6 +536,7 @@ class Explanation:
     own: bool
     advice: tuple[str, ...]
     hint: str | None
+    case: str | None = None
 
     @property
     def hints(self) -> list[str]:
@@ -460,18 +554,16 @@ class Explanation:
         lines = self.hints
         if self.own or not lines:
             lines = [self.error, *lines]
+        if self.case_line:
+            lines = [self.case_line, *lines]
         return "\n".join(lines)
 
-
-def first_line(exc: BaseException) -> str:
-    """``"ClassName: first line of the message"`` (just the class name for an empty message).
-
-    Args:
-        exc: any exception.
-    """
-    text = str(exc)
-    line = text.splitlines()[0] if text.strip() else ""
-    return f"{type(exc).__name__}: {line}" if line else f"{type(exc).__name__}:"
+    @property
+    def case_line(self) -> str | None:
+        """``Case: ...``: the test case that failed, when the error's text does not name it."""
+        if self.case is None or self.case in self.error:
+            return None
+        return f"Case: {self.case}."
 
 
 def explain(exc: BaseException) -> Explanation:
@@ -492,8 +584,17 @@ def explain(exc: BaseException) -> Explanation:
         if found is not None:
             text = str(exc).lower()
             redundant = own and any(key.lower() in text for key in found.keys)
-            hint = None if redundant else found.text
-    return Explanation(first_line(exc), own, attached, hint)
+            hint = None if redundant else found.say(exc)
+    return Explanation(first_line(exc), own, attached, hint, case_of(exc))
+
+
+def _caller_file() -> str | None:
+    """The code name of the cell that entered :func:`feedback` (the test cell), skipping the
+    frames of ``contextlib`` and of this module."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in (__file__, contextlib.__file__):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else None
 
 
 @contextlib.contextmanager
@@ -517,11 +618,14 @@ def feedback(question: str) -> Iterator[None]:
     on GPUs and TPUs the default is lower (TF32, bfloat16 passes), and a correct answer that
     batches its products differently from the reference would then differ by about 1e-3 from
     the expected values, which were recorded on a CPU.
-    On failure it prints ``Question: not yet. Error: first line``, then the test's own advice
-    and a generic hint when one adds something (see :func:`explain`). The exception still
-    propagates (nbgrader counts the cell as failed) and carries the same ``Hint:`` lines as
-    notes, which IPython shows under the traceback. ``NotImplementedError`` from an untouched
-    stub is reported as not attempted.
+    On failure it prints ``Question: not yet. Error: summary``, the test case that failed (when
+    the check was made inside :func:`case`), then the test's own advice and a generic hint when
+    one adds something (see :func:`explain`). The exception still propagates (nbgrader counts
+    the cell as failed) and carries the same lines as notes, for a full traceback. In IPython
+    it is shown short: the test cell's frames and the course's are left out, only the
+    learner's own frames and the summary stay
+    (:func:`autograder.kernel.tracebacks.failure_lines`); ``%tb`` shows everything.
+    ``NotImplementedError`` from an untouched stub is reported as not attempted.
 
     Args:
         question: how to name the question in the printed lines, e.g. ``"Question 2"``.
@@ -529,7 +633,10 @@ def feedback(question: str) -> Iterator[None]:
     import jax
 
     from autograder.kernel.jax_checks import restore_default_config
+    from autograder.kernel.tracebacks import ensure_short_tracebacks, mark_course_code
 
+    ensure_short_tracebacks()
+    caller = _caller_file()
     changed = restore_default_config()
     if changed:
         print(f"{question}: the tests run with JAX's defaults, so they set "
@@ -539,14 +646,19 @@ def feedback(question: str) -> Iterator[None]:
             yield
     except NotImplementedError as exc:
         print(f"{question}: not attempted yet.")
-        exc.add_note(hint_for(exc) or "")
+        print(f"Hint: {hint_for(exc)}")
+        exc.add_note(f"Hint: {hint_for(exc)}")
+        if caller:
+            mark_course_code(exc, caller)
         raise
     except Exception as exc:
         said = explain(exc)
         print(f"{question}: not yet. {said.error}")
-        for line in said.hints:
+        for line in filter(None, [said.case_line, *said.hints]):
             print(line)
-            exc.add_note(line)
+            exc.add_note(line)  # under a full traceback (%tb, full_tracebacks()) too
+        if caller:
+            mark_course_code(exc, caller)
         raise
     else:
         from autograder.kernel.reporter import publishing

@@ -42,6 +42,7 @@ class _State:
     used: Counter = field(default_factory=Counter)
     sink: Sink = _display
     hooked: bool = False
+    case: str | None = None  # the test case the running checks cover (hints.case)
 
 
 _state = _State()
@@ -62,6 +63,18 @@ def publishing() -> bool:
 def recording() -> bool:
     """True in the grader's trusted run of the reference answers (nothing is timed there)."""
     return _state.recording
+
+
+@contextlib.contextmanager
+def current_case(description: str) -> Iterator[None]:
+    """Record ``description`` in the options of every check made inside the block (the key
+    ``"case"``), so a verdict reached anywhere can name the case
+    (:func:`autograder.kernel.hints.case` is the idiom test cells use)."""
+    saved, _state.case = _state.case, str(description)
+    try:
+        yield
+    finally:
+        _state.case = saved
 
 
 def expected_values(packed: str) -> None:
@@ -111,6 +124,8 @@ def submit(entry: Entry, alone: Entry | None = None) -> None:
     """
     from autograder.core.decide import decide
 
+    if _state.case is not None:
+        entry = replace(entry, options={**entry.options, "case": _state.case})
     if _state.publish:
         if alone is not None:  # the rule travels with the entry: the trusted record keeps it
             entry = replace(entry, options={**entry.options, "rule": alone.got})

@@ -6,10 +6,20 @@ transformation frames, but not the frames of, say, an operator on a leaked trace
 :func:`short_tracebacks` makes IPython show only the frames of notebook cells and other code
 outside the installed packages, then the message (with any hints attached as notes), and says
 how many library frames it left out. Every chapter turns it on in its runtime cell.
+
+A failing check in an exercise is shorter still. :func:`autograder.kernel.hints.feedback`
+prints the question, what differed and the hint, marks the test cell's code as the course's
+(:func:`mark_course_code`) and turns short tracebacks on; the error then shows only the frames of
+the learner's own cells (at most :data:`MAX_FRAMES`, one line of source each), the error's
+summary and how to see everything (:func:`failure_lines`). ``%tb`` shows the full traceback of
+the last error; :func:`full_tracebacks` (or the environment variable ``LEARN_JAX_FULL_TRACEBACKS=1``
+set before the kernel starts) turns the short display off for the whole notebook.
 """
 
 from __future__ import annotations
 
+import linecache
+import os
 import re
 import site
 import sys
@@ -19,6 +29,11 @@ from types import TracebackType
 from typing import Any
 
 _TESTS = str(Path(__file__).resolve().parents[1] / "tests")
+_COURSE = "_autograder_course_files"  # on an exception: the test cell's code names
+FULL_ENV = "LEARN_JAX_FULL_TRACEBACKS"  # set to 1: IPython's own full tracebacks everywhere
+MAX_FRAMES = 3  # the learner's frames a failing check shows (the innermost ones)
+FULL_HINT = "(Only your own code is shown; run %tb in a new cell for the full traceback.)"
+_full = False  # the learner asked for full tracebacks (full_tracebacks())
 
 # A stack frame as JAX lists it inside some messages (UnexpectedTracerError's "final 5 stack
 # frames"): ``path:line:column (function)``, possibly coloured.
@@ -104,6 +119,125 @@ def _shorten_chain(value: BaseException) -> int:
     return dropped
 
 
+def mark_course_code(exc: BaseException, filename: str) -> None:
+    """Record that frames of ``filename`` (a test cell's code) are the course's, not the
+    learner's: the short display of ``exc`` leaves them out.
+
+    Args:
+        exc: the exception a check raised.
+        filename: the ``co_filename`` of the test cell's code.
+    """
+    names = set(getattr(exc, _COURSE, ()))
+    names.add(filename)
+    try:
+        setattr(exc, _COURSE, frozenset(names))
+    except AttributeError:  # pragma: no cover - an exception type without a __dict__
+        pass
+
+
+def _cell_label(filename: str, shell: Any = None) -> str:
+    """How to name the cell or file of a frame: ``Cell In[4]`` where IPython can tell (IPython
+    8 and later), else the file's name (IPython 7's kernels name cells by a temporary file)."""
+    formatter = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    if formatter is not None:
+        try:
+            named = formatter(filename)
+        except Exception:  # noqa: BLE001 - a label is never worth an error
+            named = None
+        if named:
+            return f"{named[0]} {named[1]}"
+    match = re.match(r"<ipython-input-(\d+)-", filename)
+    if match:
+        return f"Cell In[{match.group(1)}]"
+    if filename.startswith("<"):
+        return filename
+    return f'File "{Path(filename).name}"' if "ipykernel_" in filename else f'File "{filename}"'
+
+
+SUMMARY_CHARS = 300  # the longest summary line first_line makes of a multi-line message
+
+
+def first_line(exc: BaseException) -> str:
+    """``"ClassName: what went wrong"`` in one line (just the class name for an empty message).
+
+    A message whose first line announces the details on the next lines (it ends with a colon,
+    as in ``vmap got inconsistent sizes for array axes to be mapped:``) keeps those lines,
+    joined, up to :data:`SUMMARY_CHARS` characters: they hold the informative part (which
+    argument had which size). Lines naming source frames (``path:line:col (function)``) are
+    left out.
+
+    Args:
+        exc: any exception.
+    """
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return f"{type(exc).__name__}:"
+    line = lines[0]
+    if line.endswith(":"):
+        for more in lines[1:]:
+            if _FRAME_LINE.match(more) or len(line) >= SUMMARY_CHARS:
+                break
+            line = f"{line} {more}"
+        if len(line) > SUMMARY_CHARS:
+            line = line[:SUMMARY_CHARS - 1].rstrip() + "…"
+    return f"{type(exc).__name__}: {line}"
+
+
+def summary(exc: BaseException) -> str:
+    """``"ClassName: what went wrong"`` in one line (:func:`first_line`).
+
+    Args:
+        exc: any exception.
+    """
+    return first_line(exc)
+
+
+def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: Any = None
+                  ) -> list[str]:
+    """The short display of a failing check: the learner's innermost frames, the summary, and
+    how to see the full traceback (the question and hint were printed by ``feedback``).
+
+    Frames of the course's code are left out: the installed packages, this package, and the
+    test cell (:func:`mark_course_code`). At most :data:`MAX_FRAMES` of the learner's frames
+    are shown, two lines each.
+
+    Args:
+        exc: the exception.
+        tb: its traceback (default: ``exc.__traceback__``).
+        shell: the IPython shell, to name cells as IPython does (optional).
+    """
+    course = set(getattr(exc, _COURSE, ()))
+    roots = _library_roots()
+    frames = []
+    tb = exc.__traceback__ if tb is None else tb
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name not in course and not is_library_file(name, roots):
+            frames.append(tb)
+        tb = tb.tb_next
+    lines = []
+    if frames:
+        lines.append("In your code:")
+        if len(frames) > MAX_FRAMES:
+            lines.append(f"  ({len(frames) - MAX_FRAMES} outer frame(s) of your code not shown)")
+        for item in frames[-MAX_FRAMES:]:
+            code = item.tb_frame.f_code
+            lines.append(f"  {_cell_label(code.co_filename, shell)}, line {item.tb_lineno}, "
+                         f"in {code.co_name}")
+            source = linecache.getline(code.co_filename, item.tb_lineno,
+                                       item.tb_frame.f_globals).strip()
+            if source:
+                lines.append(f"    {source}")
+    return [*lines, summary(exc), FULL_HINT]
+
+
+def _remember(etype: type, value: BaseException, tb: TracebackType | None) -> None:
+    """Keep the error for ``%tb`` (IPython does not, for an exception a handler showed)."""
+    sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
+    if sys.version_info >= (3, 12):  # pragma: no cover - Colab and the pins run 3.11
+        sys.last_exc = value
+
+
 def _handler(shell: Any, etype: type, value: BaseException, tb: TracebackType | None,
              tb_offset: int | None = None) -> list[str] | None:
     """IPython's custom exception handler: show the short traceback (IPython shows nothing
@@ -111,6 +245,11 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: TracebackType | 
     if issubclass(etype, SyntaxError):  # a cell that does not parse: IPython's own display
         shell.showsyntaxerror()
         return None
+    _remember(etype, value, tb)
+    if getattr(value, _COURSE, None):  # a failing check: feedback printed what and why
+        stb = failure_lines(value, tb, shell)
+        shell._showtraceback(etype, value, stb)
+        return stb
     short, dropped = user_frames(tb)
     dropped += _shorten_chain(value)
     # tb_offset=0: IPython's own frames are already gone (it would skip one more otherwise).
@@ -128,7 +267,8 @@ def short_tracebacks(enabled: bool = True) -> bool:
     Returns True when it changed IPython's display (False outside IPython).
 
     Args:
-        enabled: False restores IPython's full tracebacks.
+        enabled: False restores IPython's full tracebacks (so does the environment variable
+            ``LEARN_JAX_FULL_TRACEBACKS=1``, whatever ``enabled`` says).
     """
     try:
         from IPython import get_ipython
@@ -137,8 +277,48 @@ def short_tracebacks(enabled: bool = True) -> bool:
     shell = get_ipython()
     if shell is None:
         return False
+    if enabled and wants_full():
+        enabled = False
     if enabled:
         shell.set_custom_exc((Exception,), _handler)
     else:
         shell.set_custom_exc((), None)
     return True
+
+
+def full_tracebacks(enabled: bool = True) -> bool:
+    """Show IPython's full tracebacks in this notebook from now on, course frames included
+    (``full_tracebacks(False)`` goes back to the short ones).
+
+    Returns True when it changed IPython's display (False outside IPython).
+
+    Args:
+        enabled: True for full tracebacks, False for short ones.
+    """
+    global _full
+    _full = enabled
+    return short_tracebacks(not enabled)
+
+
+def wants_full() -> bool:
+    """True when the learner asked for full tracebacks (:func:`full_tracebacks` or
+    ``LEARN_JAX_FULL_TRACEBACKS=1``)."""
+    return _full or os.environ.get(FULL_ENV, "").strip() not in ("", "0")
+
+
+def ensure_short_tracebacks() -> bool:
+    """Turn short tracebacks on unless the learner asked for full ones or they are on already
+    (``feedback`` calls it, so exercises need no set-up line). Returns True when they are on.
+    """
+    if wants_full():
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    if shell.custom_exceptions == (Exception,):
+        return True
+    return short_tracebacks()

@@ -24,7 +24,12 @@ The report, per question (``report["questions"][answer_id]``):
 - ``seen[case]``: everything the learner sees: what the test cell printed (the feedback lines
   with their hints) and the error line;
 - ``expect[case]``: the fixture's ``# expect: <text>`` line (None when missing), which must be
-  a substring of ``seen[case]`` (``test_exercises.py`` checks it).
+  a substring of ``seen[case]`` (``test_exercises.py`` checks it);
+- ``shown[case]``: the whole failure as a notebook shows it: what the test cell printed, then
+  the error display that IPython's handler (:mod:`autograder.kernel.tracebacks`, run by this
+  interpreter's IPython) makes of the exception;
+- ``uncased``: the names of the hidden checks the reference run recorded without a test case
+  description (:func:`autograder.kernel.hints.case`).
 
 Every case starts from the same state: NumPy's and Python's global random generators are
 seeded, so answers that (wrongly) draw from them fail with the same numbers on every run.
@@ -70,12 +75,37 @@ class Outcome(reference_run.Outcome):
         return None if self.exc is None else first_line(self.exc)
 
     @property
+    def shown(self) -> str:
+        """The failure as a notebook shows it: printed lines, then IPython's error display."""
+        parts = [self.printed.rstrip()] if self.printed.strip() else []
+        if self.exc is not None:
+            parts.append("\n".join(_displayed(self.exc)))
+        return "\n".join(parts)
+
+    @property
     def seen(self) -> str:
         """What the learner sees: the printed lines, then the error line."""
         parts = [self.printed.rstrip()] if self.printed.strip() else []
         if self.exc is not None:
             parts.append(first_line(self.exc))
         return "\n".join(parts)
+
+
+def _displayed(exc: BaseException) -> list[str]:
+    """The error display the course's IPython handler makes of ``exc`` (its structured
+    traceback, without colours), as a kernel would send it."""
+    import re
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from autograder.kernel import tracebacks
+
+    shell = InteractiveShell.instance()
+    sent: list[list[str]] = []
+    shell._showtraceback = lambda etype, value, stb: sent.append(stb)
+    tracebacks._handler(shell, type(exc), exc, exc.__traceback__)
+    text = "\n".join(sent[-1]) if sent else ""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines()
 
 
 def _run(code: str, ns: dict, name: str) -> Outcome:
@@ -126,7 +156,7 @@ def check(path: Path) -> dict:
     stub = nbformat.read(EXERCISES / path.name, as_version=4)
     qs = questions(nb)
     tests = {q.tests_id: q for q in qs}
-    report: dict = {"notebook": path.name, "questions": {}, "errors": []}
+    report: dict = {"notebook": path.name, "questions": {}, "errors": [], "uncased": []}
 
     # Reference run, keeping the namespace as it was before each answer cell.
     ns: dict = {"__name__": "__main__"}
@@ -153,6 +183,8 @@ def check(path: Path) -> dict:
                 if result.exc is not None:
                     break
             records[meta["grade_id"]] = [record_of(e) for e in seen]
+            report["uncased"] += [f"{meta['grade_id']}: {e.name}" for e in seen
+                                  if e.hidden and not e.options.get("case")]
             report["errors"] += _stale_values(path.name, meta["grade_id"], seen,
                                               released.get(meta["grade_id"], []))
             failures = [f"AssertionError: {why}" for why in map(reference_failure, seen) if why]
@@ -176,7 +208,7 @@ def check(path: Path) -> dict:
         result = _judged(test_source[q.tests_id], ns_q, tests_name, records[q.tests_id])
         entry["stub"] = result.line or "PASSED (should fail)"
         entry["points"] = q.points
-        for field in ("wrong", "error", "seen", "expect"):
+        for field in ("wrong", "error", "seen", "expect", "shown"):
             entry[field] = {}
         for fixture in sorted((FIXTURES / path.stem).glob(f"{q.answer_id}__*.py")):
             case = fixture.stem
@@ -195,6 +227,7 @@ def check(path: Path) -> dict:
                 entry["wrong"][case] = explain(result.exc).message
             entry["error"][case] = result.line
             entry["seen"][case] = result.seen
+            entry["shown"][case] = result.shown
     known = {q.answer_id for q in qs}
     for fixture in sorted((FIXTURES / path.stem).glob("*.py")):
         if fixture.stem.split("__")[0] not in known:

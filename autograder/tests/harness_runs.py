@@ -32,3 +32,25 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("HARNESS-JSON ")]
     assert lines, f"harness printed no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return json.loads(lines[-1][len("HARNESS-JSON "):])
+
+
+MAX_FAILURE_LINES = 15  # a failing check, as a notebook shows it (issue 28)
+_COURSE_MARKS = ("autograder/kernel", "autograder/core", "autograder/grader", "site-packages",
+                 "contextlib.py", "Traceback (most recent call last)")
+
+
+def long_or_course_failures(report: dict) -> dict[str, str]:
+    """The wrong-answer failures of a harness report shown in more than
+    :data:`MAX_FAILURE_LINES` lines or with a frame of the course's code (its test cell, its
+    package, the libraries), each with what the learner would see."""
+    found = {}
+    test_cell = f"<{Path(report['notebook']).stem} tests "  # the harness's name of a test cell
+    for q, entry in report["questions"].items():
+        for case, shown in entry.get("shown", {}).items():
+            lines = shown.splitlines()
+            marks = [m for m in _COURSE_MARKS if m in shown]
+            if test_cell in shown:
+                marks.append("the test cell")
+            if len(lines) > MAX_FAILURE_LINES or marks:
+                found[f"{q}/{case}"] = f"{len(lines)} lines, course frames {marks}:\n{shown}"
+    return found

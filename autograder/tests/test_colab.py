@@ -24,7 +24,7 @@ import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from autograder.kernel import colab
-from autograder.tests.harness_runs import harness_report
+from autograder.tests.harness_runs import harness_report, long_or_course_failures
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -207,6 +207,16 @@ def test_exercise_on_colab_stack(both_reports: tuple[dict, dict]) -> None:
         assert entry["wrong"] == pinned["questions"][q]["wrong"], q
         for case, expect in entry["expect"].items():
             assert expect and expect in entry["seen"][case], (q, case, entry["seen"][case])
+
+
+@pytest.mark.colab
+def test_failures_are_short_on_colab_ipython(both_reports: tuple[dict, dict]) -> None:
+    """On Colab's IPython (7.34), is every wrong answer's failure, as a notebook shows it, at
+    most 15 lines with no frame of the test cell or of the course's package?"""
+    _, colab_run = both_reports
+    shown = [s for e in colab_run["questions"].values() for s in e["shown"].values()]
+    assert shown
+    assert long_or_course_failures(colab_run) == {}
 
 
 # ----------------------------------------------------------------- the first cell, end to end

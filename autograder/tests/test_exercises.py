@@ -9,8 +9,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.core.notebook import code_of, is_test, nbgrader_meta, questions
-from autograder.tests.harness_runs import harness_report
+from autograder.core.notebook import code_of, is_answer, is_test, nbgrader_meta, questions
+from autograder.grader.reference_run import HIDDEN_BEGIN, split_hidden
+from autograder.tests.harness_runs import (
+    MAX_FAILURE_LINES,
+    harness_report,
+    long_or_course_failures,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -87,6 +92,85 @@ def test_wrong_answers_show_their_expected_message(report: dict) -> None:
                 for q, e in report["questions"].items() for case in e["expect"]
                 if e["expect"][case] and e["expect"][case] not in e["seen"][case]}
     assert missing == [] and not_seen == {}
+
+
+def test_failures_are_short_and_show_no_course_frame(report: dict) -> None:
+    """Is every wrong answer's failure, as a notebook on this stack's IPython shows it (the
+    printed question, message and hints, then the error display), at most
+    MAX_FAILURE_LINES lines, with no frame of the test cell or of the course's package?"""
+    shown = [len(s.splitlines()) for e in report["questions"].values()
+             for s in e["shown"].values()]
+    assert shown and max(shown) <= MAX_FAILURE_LINES or not shown
+    assert long_or_course_failures(report) == {}
+
+
+# Chapters whose hidden tests do not name their cases yet: 08's exercise is being rebuilt. The
+# tests below are expected to fail for them (strict xfail), and to pass for every other.
+CASES_PENDING = {"08_pmap", "08_sharding"}
+
+
+def _pending(stem: str) -> pytest.MarkDecorator | tuple:
+    return (pytest.mark.xfail(reason="hidden cases not described yet", strict=True)
+            if stem in CASES_PENDING else ())
+
+
+def test_every_hidden_check_names_its_case(report: dict, request: pytest.FixtureRequest
+                                           ) -> None:
+    """Did the reference run record a case description (hints.case) for every hidden check,
+    so that a hidden failure says which case it was?"""
+    if Path(report["notebook"]).stem in CASES_PENDING:
+        request.applymarker(_pending(Path(report["notebook"]).stem))
+    assert report["uncased"] == []
+
+
+def _hidden_case_problems(path: Path) -> list[str]:
+    """Statements of a source's hidden tests that are not inside ``with case("...")`` (a
+    description of at least two words), and questions whose text has no **Hidden tests.**
+    paragraph saying what they check."""
+    nb = nbformat.read(path, as_version=4)
+    problems = []
+    for cell in nb.cells:
+        if not is_test(cell) or HIDDEN_BEGIN not in code_of(cell):
+            continue
+        gid = nbgrader_meta(cell)["grade_id"]
+        hidden = [part for part, is_hidden in split_hidden(code_of(cell)) if is_hidden]
+        for node in ast.parse("".join(hidden)).body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            bodies = [node.body] if isinstance(node, ast.With) else [[node]]
+            for statement in bodies[0]:
+                item = statement.items[0] if isinstance(statement, ast.With) else None
+                call = item.context_expr if item else None
+                described = (isinstance(call, ast.Call) and getattr(call.func, "id", "") == "case"
+                             and call.args and isinstance(call.args[0], ast.Constant)
+                             and len(str(call.args[0].value).split()) >= 2)
+                if not described:
+                    problems.append(f"{gid} line {statement.lineno}: not inside with case(...)")
+    for q, text in _question_texts(nb).items():
+        if "**Hidden tests.**" not in text:
+            problems.append(f"{q}: the question's text does not say what the hidden tests check")
+    return problems
+
+
+def _question_texts(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Each answer cell's grade_id with the text of the markdown cells just before it."""
+    texts, above = {}, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            above.append(cell.source)
+        elif is_answer(cell):
+            texts[nbgrader_meta(cell)["grade_id"]] = "\n".join(above)
+            above = []
+    return texts
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=_pending(p.stem)) for p in SOURCES],
+                         ids=[p.stem for p in SOURCES])
+def test_hidden_tests_are_described(path: Path) -> None:
+    """Is every hidden test of the source written inside ``with case("<description>")`` (so
+    its failure names the case), and does every question's text say what its hidden tests
+    check?"""
+    assert _hidden_case_problems(path) == []
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])

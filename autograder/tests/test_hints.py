@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import pytest
 
 from autograder.kernel.checks import check_array
-from autograder.kernel.hints import advice, explain, feedback, hint_for, hint_name
+from autograder.kernel.hints import advice, case, explain, feedback, first_line, hint_for, hint_name
 
 
 def _error_of(fn) -> BaseException:
@@ -201,3 +201,81 @@ def test_feedback_runs_checks_with_default_jax_settings(capsys: pytest.CaptureFi
     finally:
         jax.config.update("jax_disable_jit", False)
         jax.config.update("jax_enable_x64", False)
+
+
+def _error_of(fn) -> BaseException:
+    """The exception ``fn()`` raises."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("expected an error")
+
+
+def _python_if(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_if_hint_names_the_transformation_in_play() -> None:
+    """Is a Python `if` on a traced value under vmap told about vmap (and jnp.where), not
+    "inside jit", while under jit the hint still says jit?"""
+    under_vmap = hint_for(_error_of(lambda: jax.vmap(_python_if)(jnp.ones(3))))
+    under_jit = hint_for(_error_of(lambda: jax.jit(_python_if)(1.0)))
+    assert "inside vmap" in under_vmap and "jnp.where" in under_vmap
+    assert "inside jit" not in under_vmap
+    assert "inside jit" in under_jit and "lax.cond" in under_jit
+
+
+def test_python_max_on_a_tracer_suggests_at_max() -> None:
+    """Does `max(y[-1], 0.0)` under jit get the chapter 01 fix (`.at[-1].max`, jnp.maximum)
+    rather than lax.cond?"""
+    def clip_last(y):
+        return y.at[-1].set(max(y[-1], 0.0))
+
+    exc = _error_of(lambda: jax.jit(clip_last)(jnp.ones(3)))
+    assert hint_name(exc) == "python-max-on-tracer"
+    assert ".at[-1].max(0.0)" in hint_for(exc) and "lax.cond" not in hint_for(exc)
+
+
+def test_one_based_argnums_gets_a_hint() -> None:
+    """Is `argnums=[1, 2]` for a two-argument function told that argnums counts from 0?"""
+    exc = _error_of(lambda: jax.grad(lambda x, y: x * y, argnums=[1, 2])(1.0, 2.0))
+    assert hint_name(exc) == "argnums-one-based" and "from 0" in hint_for(exc)
+
+
+def test_summary_keeps_the_lines_after_a_colon() -> None:
+    """Does the one-line summary of `vmap got inconsistent sizes ...:` keep which argument had
+    which size, and a one-line message stay as it is?"""
+    exc = _error_of(lambda: jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4)))
+    line = first_line(exc)
+    assert line.startswith("ValueError: vmap got inconsistent sizes for array axes to be mapped:")
+    assert "size 3" in line and "size 4" in line and "\n" not in line
+    assert first_line(ValueError("short")) == "ValueError: short"
+    assert len(first_line(ValueError("a:\n" + "x" * 1000))) <= 320
+
+
+def test_case_names_the_failing_case(capsys: pytest.CaptureFixture) -> None:
+    """Does an error inside `case(...)` say which case failed, in the printed feedback and in
+    the explanation, and is the case recorded in each check's options?"""
+    from autograder.kernel.reporter import collecting
+
+    with pytest.raises(ZeroDivisionError) as info:
+        with feedback("Q9 (hidden tests)"):
+            with case("an empty batch"):
+                1 / 0  # noqa: B018
+    assert "Case: an empty batch." in capsys.readouterr().out
+    assert explain(info.value).message.startswith("Case: an empty batch.")
+    seen = []
+    with collecting(seen.append), case("a batch of one example"):
+        check_array(jnp.ones(2), name="x")
+    assert seen[0].options["case"] == "a batch of one example"
+
+
+def test_bincount_without_length_under_jit_gets_a_hint() -> None:
+    """Is `jnp.bincount(labels, minlength=n)` under jit told to pass a static `length` (which
+    drops labels at or above it)?"""
+    count = jax.jit(lambda labels, n: jnp.bincount(labels, minlength=n), static_argnums=1)
+    exc = _error_of(lambda: count(jnp.array([0, 5]), 3))
+    assert hint_name(exc) == "bincount-length" and "length=num_classes" in hint_for(exc)

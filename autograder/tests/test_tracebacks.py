@@ -110,3 +110,84 @@ def test_chained_exceptions_are_shortened_too(shell) -> None:
     text = _plain(shown[-1])
     assert "JSONDecodeError" in text and "RuntimeError: could not parse" in text
     assert "json/decoder.py" not in text and "json/__init__.py" not in text
+
+
+_ANSWER = "import jax.numpy as jnp\ndef double(x):\n    return jnp.asarray(x) * 3\n"
+_TEST = ("from autograder.kernel.checks import check_array\n"
+         "from autograder.kernel.hints import feedback\n"
+         "def q_case(x):\n"
+         "    check_array(double(x), 2 * jnp.asarray(x), name='double(x)')\n"
+         "with feedback('Question 1'):\n"
+         "    q_case(jnp.arange(3.0))\n")
+
+
+def _run_shown(ip, shown, code: str) -> tuple[str, str]:
+    """Run ``code`` in the shell; return what it printed and the error display it sent."""
+    out = io.StringIO()
+    before = len(shown)
+    with redirect_stdout(out):
+        ip.run_cell(code)
+    return out.getvalue(), _plain(shown[-1]) if len(shown) > before else ""
+
+
+def test_a_failing_check_shows_a_few_lines_without_course_frames(shell) -> None:
+    """Does a failing check inside feedback show the question and the message in at most 15
+    lines, with no frame of the test cell or of the course package (the learner's function
+    returned: none of its frames is in the traceback)?"""
+    ip, shown = shell
+    ip.run_cell(_ANSWER)
+    printed, display = _run_shown(ip, shown, _TEST)
+    text = printed + display
+    assert "Question 1: not yet. AssertionError: double(x)" in printed
+    first = display.splitlines()[0]
+    assert first.startswith("AssertionError: double(x) has the right shape")
+    assert "In your code" not in display and "q_case" not in display
+    assert "check_array(" not in display
+    assert "autograder" not in display and "site-packages" not in display
+    assert "%tb" in display
+    assert len(text.strip().splitlines()) <= 15
+
+
+def test_an_error_in_the_learner_s_code_keeps_its_frames(shell) -> None:
+    """When the learner's function raises inside a check, are its frames (innermost last) kept,
+    and the test cell's left out?"""
+    ip, shown = shell
+    ip.run_cell("def inner(x):\n    raise ValueError('bad x')\n\n"
+                "def double(x):\n    return inner(x)\n")
+    printed, display = _run_shown(ip, shown, _TEST)
+    assert display.index("return inner(x)") < display.index("raise ValueError('bad x')")
+    assert display.splitlines()[-2] == "ValueError: bad x"
+    assert "q_case" not in display and "with feedback" not in display
+
+
+def test_percent_tb_shows_the_full_traceback(shell) -> None:
+    """After a short failure display, does %tb show the full traceback, course frames
+    included?"""
+    ip, shown = shell
+    ip.run_cell(_ANSWER)
+    _run_shown(ip, shown, _TEST)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        ip.run_line_magic("tb", "")
+    full = _plain([out.getvalue()]) + "".join(_plain(s) for s in shown[-1:])
+    assert "q_case" in full and "AssertionError" in full
+
+
+def test_full_tracebacks_can_be_asked_for(shell, monkeypatch) -> None:
+    """Do full_tracebacks() and LEARN_JAX_FULL_TRACEBACKS=1 give IPython's own display back,
+    and does feedback then leave it so?"""
+    ip, _ = shell
+    assert tracebacks.full_tracebacks()
+    try:
+        assert ip.custom_exceptions == ()
+        ip.run_cell(_ANSWER)
+        with redirect_stdout(io.StringIO()):
+            ip.run_cell(_TEST)
+        assert ip.custom_exceptions == ()
+    finally:
+        tracebacks.full_tracebacks(False)
+    assert ip.custom_exceptions == (Exception,)
+    monkeypatch.setenv(tracebacks.FULL_ENV, "1")
+    tracebacks.short_tracebacks()
+    assert ip.custom_exceptions == ()
+    assert not tracebacks.ensure_short_tracebacks()

@@ -400,3 +400,14 @@ def test_unknown_check_kind() -> None:
     with pytest.raises(ValueError):
         decide(record, Entry("bogus", "x", encode(1.0)))
     assert not judge_cell([record], [Entry("bogus", "x", encode(1.0))]).passed
+
+
+def test_a_failing_verdict_names_the_case() -> None:
+    """When a record names its test case (hints.case), does the verdict's message end with it,
+    whether the check failed or never ran?"""
+    record = Entry("array", "f(x)", encode(np.ones(2, np.float32)), {"case": "an empty batch"})
+    wrong = Entry("array", "f(x)", encode(np.zeros(2, np.float32)))
+    failed = judge_cell([record], [wrong])
+    assert not failed.passed and failed.message.endswith("Case: an empty batch.")
+    missing = judge_cell([record], [])
+    assert missing.message == "the check of f(x) did not run. Case: an empty batch."

@@ -1,4 +1,4 @@
-# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value
+# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there each value stands for a whole batch
 # Sharp bit: Python if on a traced value inside vmap (TracerBoolConversionError)
 import jax
 import jax.numpy as jnp
