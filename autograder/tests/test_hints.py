@@ -181,7 +181,7 @@ def test_hint_matchers_ignore_learner_files_named_pmap() -> None:
     """Is a `pmap` hint given only for frames of JAX's own code, not a file named like it?"""
     exc = IndexError("tuple index out of range")
     try:
-        exec(compile("raise exc", "08_pmap_answers.py", "exec"), {"exc": exc})
+        exec(compile("raise exc", "08_sharding_answers.py", "exec"), {"exc": exc})
     except IndexError as raised:
         exc = raised
     assert hint_name(exc) != "pmap-shared-mapped"
