@@ -42,7 +42,7 @@ from autograder.grader.reference_run import compiled_programs, trusted_records
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
-from autograder.grader.submissions import Submission, assignments, discover
+from autograder.grader.submissions import Submission, assignments, current_name, discover
 
 
 def shard_of(student: str, shards: int) -> int:
@@ -150,7 +150,7 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
     missing = [p for p in args.paths if not p.exists() and not p.is_symlink()]
     if missing:
         return f"no such file or folder: {', '.join(map(str, missing))}"
-    if args.assignment and args.assignment not in known:
+    if args.assignment and current_name(args.assignment, known) not in known:
         return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
     if args.jobs < 1:
         return "--jobs must be at least 1"

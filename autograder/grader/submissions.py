@@ -48,12 +48,38 @@ def _safe(name: str) -> str:
     return f"{cleaned}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
+# Assignments renamed after learners could save copies: old stem -> current stem. A notebook
+# saved under the old name (``08_pmap.ipynb``, Colab's ``Copy of 08_pmap.ipynb``) is graded as
+# the current assignment, its answer cells matched to the current questions by their cell ids,
+# like any submission's. Add a line when a chapter is renamed; keep it while saved copies exist.
+RENAMED: dict[str, str] = {
+    "08_pmap": "08_sharding",  # chapter 08 now teaches meshes and shardings first
+}
+
+
+def current_name(name: str, known: list[str]) -> str:
+    """The assignment ``name`` means today: ``name`` itself when the course defines it, else
+    its new name from :data:`RENAMED` when the course defines that, else ``name`` unchanged.
+
+    Args:
+        name: an assignment name or file stem, e.g. ``"08_pmap"``.
+        known: the assignment names the course defines (:func:`assignments`).
+    """
+    if name in known:
+        return name
+    renamed = RENAMED.get(name)
+    return renamed if renamed in known else name
+
+
 def _assignment_of(stem: str, known: list[str]) -> str:
-    """The assignment a file's stem names: itself, else the longest known name inside it
-    (Colab saves copies as ``Copy of 05_jit`` or ``05_jit (1)``), else the stem."""
+    """The assignment a file's stem names: itself, else the longest known or renamed name
+    inside it (Colab saves copies as ``Copy of 05_jit`` or ``05_jit (1)``), else the stem; a
+    renamed assignment's old name gives its current one (:data:`RENAMED`)."""
     if stem in known:
         return stem
-    return next((a for a in sorted(known, key=len, reverse=True) if a in stem), stem)
+    names = [*known, *(old for old in RENAMED if current_name(old, known) != old)]
+    found = next((a for a in sorted(names, key=len, reverse=True) if a in stem), stem)
+    return current_name(found, known)
 
 
 def _walk(root: Path) -> list[tuple[Path, bool]]:
@@ -79,7 +105,8 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
 
     ``PATH/<student>/<assignment>.ipynb``: the student is the folder right below a ``PATH``
     given (for a file given, or a file directly in ``PATH``, the folder that holds it), never
-    a file name. The assignment is the file's stem (or the known assignment the stem contains).
+    a file name. The assignment is the file's stem (or the known assignment the stem contains);
+    an old name in :data:`RENAMED` becomes the current one.
 
     ``assignment``: grade that one assignment only, from any layout (``fetch``'s
     ``<user>/exercises/*.ipynb`` included). A file given by name is taken as it; in a folder,
@@ -94,6 +121,8 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
     from); otherwise that (student, assignment) is one submission with a ``problem`` that
     names every file, and none is graded.
     """
+    if assignment:
+        assignment = current_name(assignment, known)
     found: list[Submission] = []
     guessed: set[int] = set()  # ids of submissions whose file names no known assignment
     for root in paths:

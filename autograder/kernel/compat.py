@@ -97,19 +97,6 @@ def enable_x64(enabled: bool = True) -> Iterator[None]:
         yield
 
 
-def reshard(x: Any, spec: Any) -> Any:
-    """Move ``x`` to the sharding ``spec`` (a ``NamedSharding`` or a ``PartitionSpec``).
-
-    ``jax.reshard`` on newer JAX; ``jax.sharding.reshard`` on 0.7 (also there later). On 0.7
-    the spec's mesh axes must be ``AxisType.Explicit``; ``jax.make_mesh``'s default axis type
-    differs between versions, so pass ``axis_types`` when a mesh is resharded over.
-    """
-    import jax
-
-    fn = getattr(jax, "reshard", None) or jax.sharding.reshard
-    return fn(x, spec)
-
-
 def key_reuse_checking() -> contextlib.AbstractContextManager:
     """``jax.debug_key_reuse(True)`` that also catches reuse in eager code on every version.
 

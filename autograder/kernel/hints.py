@@ -393,6 +393,28 @@ _HINTS: list[Hint] = [
          "`vmap`, each mapped argument loses its batch axis inside the function, so check "
          "`in_axes` (which axis of each argument is the batch?).",
          _says("requires contracting dimensions to have the same shape")),
+    # Explicit mesh axes: JAX could not work out a result's layout while tracing.
+    Hint("sharding-type-error",
+         "On mesh axes of type `Explicit` JAX works out every result's layout while it traces, "
+         "and here it cannot decide, usually because an operation contracts or sums an axis "
+         "that is split over the mesh. Say which layout you want: `out_sharding=` on the "
+         "operation (`jnp.matmul(a, b, out_sharding=P())` for a result replicated on every "
+         "device), or move an input first with `jax.sharding.reshard(x, P(...))`.",
+         _kind("ShardingTypeError"),
+         keys=("out_sharding", "reshard")),
+    Hint("bare-spec-without-mesh",
+         "A bare `P(...)` names the current mesh, and none is set here. Call the code inside "
+         "`with jax.set_mesh(mesh):` (jit traces it there too), or pass "
+         "`NamedSharding(mesh, P(...))` instead of the bare spec.",
+         _any(_says("Using PartitionSpec when you are not under a mesh context"),
+              _says("Please set a mesh via `jax.set_mesh` if a PartitionSpec"))),
+    Hint("out-specs-replication",
+         "`out_specs=P()` declares that every device returned the same value, but this value "
+         "differs between devices: it was computed from a block of an input split over a mesh "
+         "axis, and no `psum`/`pmean` made it equal everywhere (`all_gather`'s result still "
+         "counts as differing). Return it split, `out_specs=P(\"data\")`, or combine it with a "
+         "collective first.",
+         _says("out_specs which require replication")),
     Hint("shard-map-mesh-context",
          "Wrap the step in `jax.jit` (or set the mesh with `jax.set_mesh`) before taking "
          "gradients through `shard_map`.",

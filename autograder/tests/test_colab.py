@@ -169,8 +169,8 @@ def test_chapter_runs_on_colab_stack(chapter: Path, colab_kernel_env: None) -> N
 
 @pytest.mark.colab
 def test_compat_on_colab_stack(colab_venv: Path) -> None:
-    """Do autograder.kernel.compat's shims (nested jaxprs, scoped x64, reshard, the tested range)
-    work on Colab's JAX, as they do on the pinned one?"""
+    """Do autograder.kernel.compat's shims (nested jaxprs, scoped x64, key-reuse checks, the
+    tested range) work on Colab's JAX, as they do on the pinned one?"""
     from autograder.tests import test_compat
 
     code = ("from autograder.tests import test_compat as t\n"

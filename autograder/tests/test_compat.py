@@ -52,18 +52,6 @@ def test_enable_x64_is_scoped() -> None:
         assert jnp.arange(3.0).dtype == np.float32
 
 
-def test_reshard_moves_an_array_to_a_sharding() -> None:
-    """Does reshard place an array with the given NamedSharding (of an Explicit mesh axis,
-    which 0.7.2 requires)?"""
-    from jax.sharding import AxisType, NamedSharding, PartitionSpec
-
-    mesh = jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
-    target = NamedSharding(mesh, PartitionSpec("data"))
-    moved = compat.reshard(jnp.arange(4.0), target)
-    assert moved.sharding.is_equivalent_to(target, 1)
-    np.testing.assert_array_equal(moved, np.arange(4.0))
-
-
 def test_key_reuse_is_caught_in_eager_code_that_ran_before() -> None:
     """Does key_reuse_checking catch a reused key in eager code whose operations already ran
     unchecked earlier (JAX 0.7 misses it otherwise)?"""

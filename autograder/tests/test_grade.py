@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import html
 import json
@@ -14,8 +15,9 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
+from autograder.grader.grade import _usage_error
 from autograder.grader.release import ROOT
-from autograder.grader.submissions import Submission, discover
+from autograder.grader.submissions import RENAMED, Submission, current_name, discover
 
 EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
     "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),
@@ -43,6 +45,35 @@ def test_discover_takes_students_from_folders_only(tmp_path: Path) -> None:
         Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "05_jit")]
     assert discover([tmp_path / "alice" / "05_jit.ipynb"], ["05_jit"], "07_vmap") == [
         Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "07_vmap")]
+
+
+def test_renamed_assignment_grades_under_its_new_name(tmp_path: Path) -> None:
+    """Is a notebook saved under a renamed assignment's old name (08_pmap.ipynb, Colab's
+    "Copy of 08_pmap.ipynb", or --assignment 08_pmap) graded as the new one, 08_sharding; is
+    the old name kept when the course still defines it; and is a student's old and new copy of
+    one assignment marked as two files for one identity?"""
+    known = ["07_vmap", "08_sharding"]
+    assert RENAMED["08_pmap"] == "08_sharding"
+    assert current_name("08_pmap", known) == "08_sharding"
+    assert current_name("08_pmap", ["08_pmap", "08_sharding"]) == "08_pmap"
+    assert current_name("08_pmap", ["07_vmap"]) == "08_pmap"  # nothing to map it to
+    for rel in ["alice/08_pmap.ipynb", "bob/Copy of 08_pmap.ipynb", "carol/08_pmap (1).ipynb",
+                "dan/08_sharding.ipynb", "erin/08_pmap.ipynb", "erin/08_sharding.ipynb"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    found = {(s.student, s.path.name): s for s in discover([tmp_path], known)}
+    for key in [("alice", "08_pmap.ipynb"), ("bob", "Copy of 08_pmap.ipynb"),
+                ("carol", "08_pmap (1).ipynb"), ("dan", "08_sharding.ipynb")]:
+        assert (found[key].assignment, found[key].problem) == ("08_sharding", "")
+    assert "2 files are assignment 08_sharding of student erin" in \
+        found["erin", "08_pmap.ipynb"].problem
+    (only,) = discover([tmp_path / "alice" / "08_pmap.ipynb"], known, "08_pmap")
+    assert only.assignment == "08_sharding"
+    args = argparse.Namespace(paths=[tmp_path], assignment="08_pmap", jobs=1,
+                              reference_cache=None)
+    assert _usage_error(args, known) == ""
+    assert "unknown assignment" in _usage_error(
+        argparse.Namespace(**{**vars(args), "assignment": "99_nope"}), known)
 
 
 def test_discover_marks_two_files_for_one_identity(tmp_path: Path) -> None:

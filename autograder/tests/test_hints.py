@@ -177,11 +177,29 @@ def test_scalar_placed_with_a_split_spec() -> None:
     assert not explain(exc).own
 
 
+def test_explicit_sharding_errors_get_hints() -> None:
+    """Do an ambiguous layout on explicit axes (ShardingTypeError), a bare P() with no current
+    mesh, and out_specs=P() for a value that varies between devices each get their hint?"""
+    import numpy as np
+    from jax.sharding import AxisType, NamedSharding
+
+    mesh = jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
+    x = jax.device_put(np.ones((4, 2), np.float32), NamedSharding(mesh, jax.P("data")))
+    exc = _error_of(lambda: x.T @ x)
+    assert hint_name(exc) == "sharding-type-error" and "out_sharding=P()" in hint_for(exc)
+    exc = _error_of(lambda: jax.device_put(np.ones(3, np.float32), jax.P("data")))
+    assert hint_name(exc) == "bare-spec-without-mesh" and "jax.set_mesh" in hint_for(exc)
+    gathered = jax.shard_map(lambda b: jax.lax.all_gather(b, "data", tiled=True), mesh=mesh,
+                             in_specs=jax.P("data"), out_specs=jax.P())
+    exc = _error_of(lambda: gathered(x))
+    assert hint_name(exc) == "out-specs-replication" and "psum" in hint_for(exc)
+
+
 def test_hint_matchers_ignore_learner_files_named_pmap() -> None:
     """Is a `pmap` hint given only for frames of JAX's own code, not a file named like it?"""
     exc = IndexError("tuple index out of range")
     try:
-        exec(compile("raise exc", "08_pmap_answers.py", "exec"), {"exc": exc})
+        exec(compile("raise exc", "pmap_answers.py", "exec"), {"exc": exc})
     except IndexError as raised:
         exc = raised
     assert hint_name(exc) != "pmap-shared-mapped"

@@ -15,7 +15,7 @@ from autograder.kernel import colab
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
-            "07_vmap", "08_pmap", "09_capstone"]
+            "07_vmap", "08_sharding", "09_capstone"]
 FOLDERS = ["notebooks", "solutions", "exercises"]
 ALL = [ROOT / f / f"{c}.ipynb" for f in FOLDERS for c in CHAPTERS]
 

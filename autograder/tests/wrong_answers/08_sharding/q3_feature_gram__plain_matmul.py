@@ -1,0 +1,4 @@
+# expect: Hint: On mesh axes of type `Explicit` JAX works out every result's layout while it traces
+# Sharp bit: x.T @ x contracts the split axis; on explicit axes JAX asks where the result lives
+def feature_gram(x):
+    return x.T @ x / x.shape[0]
