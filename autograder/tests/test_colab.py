@@ -28,6 +28,7 @@ from autograder.tests.harness_runs import harness_report, long_or_course_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+PAGES = sorted((ROOT / "book").glob("*.ipynb"))  # the book's own pages that run code
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
 KERNEL = "learn-jax-colab"  # installed into .venv-colab by `make setup-colab`
 
@@ -165,6 +166,18 @@ def test_chapter_runs_on_colab_stack(chapter: Path, colab_kernel_env: None) -> N
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                       for o in c.get("outputs", []))
     assert "JAX 0.7.2 on CPU" in printed and "Note: JAX" not in printed
+
+
+@pytest.mark.colab
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_book_page_runs_on_colab_stack(page: Path, colab_kernel_env: None) -> None:
+    """Does each book page that runs code (tools, what next, reading older code) execute on
+    Colab's packages without an error, and print the JAX version it ran on?"""
+    nb = _execute(nbformat.read(page, as_version=4), KERNEL, page.parent, timeout=300)
+    assert _errors(nb) == []
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []))
+    assert "JAX 0.7.2" in printed
 
 
 @pytest.mark.colab

@@ -113,6 +113,20 @@ def test_toc_lists_pages_chapters_and_exercises() -> None:
         assert f"book/{page}" in toc and (ROOT / "book" / f"{page}.md").exists()
 
 
+def test_toc_lists_the_executed_book_pages() -> None:
+    """Are the pages that run code (tools, what next, reading older code) notebooks in book/,
+    listed in the table of contents, kernel python3, and free of the course's helper package
+    (they must run in a fresh Colab runtime without the set-up cell)?"""
+    toc = (ROOT / "_toc.yml").read_text()
+    for page in ["tools", "what_next", "older_code"]:
+        path = ROOT / "book" / f"{page}.ipynb"
+        assert f"book/{page}" in toc and path.exists(), page
+        nb = _read(path)
+        assert nb.metadata.kernelspec.name == "python3", page
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert "autograder" not in code, page
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_turns_on_short_tracebacks(chapter: str) -> None:
     """Does each chapter's runtime cell turn on short error displays before anything fails?"""
