@@ -25,9 +25,8 @@ def sandboxed() -> None:
 def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
     runtime = tmp_path / "runtime"
     sandbox.prepare_runtime_dir(runtime)
-    cmd = [*sandbox.sandbox_args(runtime), sys.executable, "-c", code]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                          preexec_fn=sandbox.set_limits)  # noqa: PLW1509
+    cmd = sandbox.sandboxed_command(runtime, [sys.executable, "-c", code])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
 def test_kernelspec_runs_the_launcher(tmp_path: Path) -> None:
