@@ -60,13 +60,27 @@ def _stages(d: dict[str, Any]) -> list[str]:
     if not stages:
         return []
     total = sum(s["total_seconds"] for s in stages.values())
-    lines = ["| step | mean seconds per submission | share of (b)'s steps |", "|---|---:|---:|"]
+    beside = d.get("stages_c") or {}
+    jobs = d.get("jobs", "N")
+    lines = ["| step | mean seconds per submission | share of (b)'s steps |"
+             + (f" (c), `--jobs {jobs}`: mean seconds |" if beside else ""),
+             "|---|---:|---:|" + ("---:|" if beside else "")]
     lines += [f"| `{name}`: {_STEPS.get(name, name)} | {s['mean_seconds']:.2f} | "
-              f"{s['total_seconds'] / total:.0%} |" for name, s in stages.items()]
+              f"{s['total_seconds'] / total:.0%} |"
+              + (f" {beside[name]['mean_seconds']:.2f} |" if name in beside else
+                 (" |" if beside else "")) for name, s in stages.items()]
+    cpu = d.get("kernel_cpu") or {}
+    kernels = []
+    if cpu:
+        parts = [f"{label} {cpu[key]['mean_seconds']:.2f} s" for key, label in
+                 (("b", "(b)"), ("c", f"(c), `--jobs {jobs}`, each job's kernels on its share of "
+                                  "the CPUs,")) if key in cpu]
+        kernels = ["CPU seconds (user and system) of each submission's kernel, from its start "
+                   "(JAX imported ahead) to its last cell, mean: " + "; ".join(parts) + ".", ""]
     bare = d["ways"]["bare_execution"]
     return ["Where (b)'s time goes, per submission (from each `result.json`'s `stages`; the "
             "rest of (b)'s time is starting up, generating the assignments and writing the "
-            "reports):", "", *lines, "",
+            "reports):", "", *lines, "", *kernels,
             f"Of the bare execution's {bare['seconds']:g} s, {d['bare_compile_seconds']:g} s "
             f"({d['bare_compile_share']:.0%}) were JAX tracing, lowering and compiling "
             "(summed from JAX's compile log): the most a compilation cache could save if every "

@@ -21,8 +21,10 @@ each kind of answer once.
 Scores of (a), (b) and (c) are compared: the benchmark also checks they agree. Beside them,
 ``bare`` executes the very notebooks (b) ran (rebuilt, with their tests) with nbclient alone,
 one fresh kernel each, in turn: ``overhead_over_bare`` is (b)'s time over that. (b)'s
-results give each submission's time per step (``Result.stages``), and the bare run, with
-JAX's compile log on, how much of execution is compiling.
+results give each submission's time per step (``Result.stages``), (b)'s and (c)'s the CPU
+seconds of each submission's kernel (``Result.cpu``: with ``--jobs`` above 1 each job's
+kernels run on its share of the CPUs), and the bare run, with JAX's compile log on, how much
+of execution is compiling.
 """
 
 from __future__ import annotations
@@ -237,6 +239,19 @@ def stages(out: Path) -> dict[str, dict[str, float]]:
                                          / max(1, len(found)), 3)} for name in STAGES}
 
 
+def kernel_cpu(out: Path) -> dict[str, float] | None:
+    """CPU seconds (user and system) of the kernels that ran ``out``'s submissions
+    (``Result.cpu["kernel"]``: start, the import ahead, execution): total and mean, over the
+    submissions where it was measured; None where none was."""
+    found = [json.loads(p.read_text()).get("cpu", {}).get("kernel")
+             for p in out.glob("*/*/result.json")]
+    found = [float(x) for x in found if isinstance(x, int | float)]
+    if not found:
+        return None
+    return {"submissions": len(found), "total_seconds": round(sum(found), 1),
+            "mean_seconds": round(sum(found) / len(found), 3)}
+
+
 def _machine_cpu() -> float:
     """CPU seconds the whole machine has spent on work (user, system, interrupts) since boot.
 
@@ -291,6 +306,8 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
             print(f"  {label}: {seconds:.0f} s, {60 * size / seconds:.2f} submissions/min, "
                   f"{cpu / seconds:.2f} cores busy on average", flush=True)
         breakdown = stages(tmp_path / "out1")
+        breakdown_n = stages(tmp_path / f"out{jobs}")
+        kernels = {"b": kernel_cpu(tmp_path / "out1"), "c": kernel_cpu(tmp_path / f"out{jobs}")}
     compiling = scores.pop("bare_execution")
     a, b, c = (ways[k]["seconds"] for k in ("a_plain_nbgrader", "b_grade_jobs_1",
                                              "c_grade_jobs_n"))
@@ -307,10 +324,12 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         "throughput_c_speedup_over_a": round(a / c, 2),
         "overhead_over_bare": round(b / bare_seconds, 3),
         "stages_b": breakdown,
+        "stages_c": breakdown_n,
+        "kernel_cpu": {k: v for k, v in kernels.items() if v},
         "bare_compile_seconds": round(sum(compiling.values()), 1),
         "bare_compile_share": round(sum(compiling.values()) / bare_seconds, 3),
-        "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.2,
-                    "overhead_over_bare_at_most": 1.0},
+        "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.5,
+                    "overhead_over_bare_at_most": 0.6},
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }

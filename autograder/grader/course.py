@@ -136,11 +136,12 @@ def isolation() -> str:
 
 
 def _write_config(course: Path, db: str, limits: Limits | None = None,
-                  compiled: Path | None = None) -> None:
+                  compiled: Path | None = None, cpus: list[int] | None = None) -> None:
     """Write nbgrader_config.py; where the sandbox works, its kernelspec and runtime dir.
 
     Sandboxed kernels read the shared compilation cache ``compiled`` (read-only) when given;
     unsandboxed ones never get it, since nothing there could keep them from writing it.
+    Sandboxed kernels run on ``cpus`` only, when given (a job's share of the machine).
     """
     from autograder.grader import sandbox
 
@@ -148,7 +149,7 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
     kernel, transport = "python3", "tcp"
     sandboxed = isolation() == "bubblewrap"
     if sandboxed:
-        kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled)
+        kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled, cpus)
         transport = "ipc"  # the sandbox has no network, not even loopback to the grader
         (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
     (course / "nbgrader_config.py").write_text(
@@ -191,9 +192,10 @@ def make_course(course: Path, names: list[str], db_url: str | None = None,
 
 
 def clone_course(template: Path, course: Path, limits: Limits | None = None,
-                 compiled: Path | None = None) -> str:
+                 compiled: Path | None = None, cpus: list[int] | None = None) -> str:
     """Copy a generated course (SQLite gradebook, no submissions) to ``course`` (its kernels
-    reading the shared compilation cache ``compiled``, when given).
+    reading the shared compilation cache ``compiled``, and running on ``cpus`` only, when
+    given).
 
     Generating an assignment costs seconds; parallel jobs each start from a copy of one
     generated course instead. Returns the copy's gradebook URL.
@@ -202,7 +204,7 @@ def clone_course(template: Path, course: Path, limits: Limits | None = None,
                     ignore=shutil.ignore_patterns("submitted", "autograded", "feedback",
                                                   "stages", "nbgrader_config.py"))
     db = gradebook_url(course)
-    _write_config(course, db, limits, compiled)
+    _write_config(course, db, limits, compiled, cpus)
     return db
 
 

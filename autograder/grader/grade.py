@@ -20,7 +20,10 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import hashlib
+import multiprocessing
+import multiprocessing.queues
 import os
+import queue
 import shutil
 import sys
 import tempfile
@@ -85,14 +88,25 @@ def _job_course(scratch: Path) -> Path:
     return (scratch / f"job-{os.getpid()}").resolve()
 
 
-def _job_started(scratch: Path) -> None:
-    """Pool initializer: start this job's nbgrader worker, and stop it when the job ends.
+_CPUS: list[int] | None = None  # this pool process's CPUs for its kernels (job_cpus)
+
+
+def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int) -> None:
+    """Pool initializer: take this job's number (its share of the CPUs for its kernels), start
+    its nbgrader worker, and stop that when the job ends.
 
     The worker loads nbgrader while the main process is still generating the template
     course; it reads the course's config at its first step, after :func:`clone_course`.
     """
+    global _CPUS
     from multiprocessing import util
 
+    from autograder.grader.sandbox import job_cpus
+
+    try:
+        _CPUS = job_cpus(numbers.get(timeout=60), jobs)
+    except queue.Empty:  # more processes than jobs (never expected): no share, no limit
+        _CPUS = None
     util.Finalize(None, close_workers, exitpriority=10)
     course = _job_course(scratch)
     course.mkdir(parents=True, exist_ok=True)
@@ -104,7 +118,7 @@ def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
     """Grade one submission in a pool process, in that process's own copy of the course."""
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
-        clone_course(template, course, limits, compiled_programs(records))
+        clone_course(template, course, limits, compiled_programs(records), _CPUS)
     return grade_one(sub, course, gradebook_url(course), out, source, limits, records,
                      feedback)
 
@@ -127,6 +141,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="submitted .ipynb files or folders of them")
     parser.add_argument("--out", type=Path, required=True, help="folder for results")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
+    parser.add_argument("--pin-cpus", action="store_true",
+                        help="with --jobs N, confine each job's sandboxed kernels to an equal "
+                             "share of the CPUs (XLA then starts fewer threads); experimental: "
+                             "its effect on timing tests is not yet measured")
     parser.add_argument("--shard", type=parse_shard, metavar="K/N",
                         help="grade only shard K of N (by student); merge the shards' --out "
                              "folders with `python -m autograder merge`")
@@ -208,12 +226,19 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                 fut.result()  # a reference that fails its own tests fails the run
             return results
         template = Path(tmp) / "template"
-        # The jobs start first (forked before this process has a worker of its own) and load
-        # nbgrader while the template course is generated here.
+        # The jobs start first and load nbgrader while the template course is generated here.
+        # They are spawned, fresh interpreters, never forked: this process may hold JAX's
+        # threads (a test, a notebook calling grade), and a fork of it can deadlock a job.
+        context = multiprocessing.get_context("spawn")
+        numbers = context.Queue()
+        for number in range(args.jobs):
+            numbers.put(number)
         with concurrent.futures.ProcessPoolExecutor(
-                args.jobs, initializer=_job_started, initargs=(Path(tmp),)) as pool:
-            pool.submit(os.getpid).result()  # every job process is forked now...
-            recorded = record_all()  # ...before this process has a thread of its own
+                args.jobs, mp_context=context, initializer=_job_started,
+                initargs=(Path(tmp), numbers, args.jobs if args.pin_cpus else 1)) as pool:
+            for _ in range(args.jobs):  # a spawning pool starts a job per task waiting
+                pool.submit(os.getpid)
+            recorded = record_all()
             make_course(template, names, limits=limits, source=args.source, compiled=compiled)
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),

@@ -124,15 +124,19 @@ def _verdict_output(status: str, score: float, points: float, message: str) -> d
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
 
 
-def _kernel_stages(course: Path, student: str, assignment: str) -> dict[str, float]:
-    """The kernel's stage timings that autograde's run just wrote (read once, then removed)."""
+def _kernel_stages(course: Path, student: str, assignment: str
+                   ) -> tuple[dict[str, float], float | None]:
+    """The kernel's stage timings that autograde's run just wrote (read once, then removed),
+    and the CPU seconds the kernel used (None when not measured)."""
     path = stage_log(course) / student / f"{assignment}.json"
     try:
         found = json.loads(path.read_text())
         path.unlink()
     except (OSError, ValueError):
-        return {}
-    return {k: float(v) for k, v in found.items() if k in STAGES}
+        return {}, None
+    cpu = found.get("kernel_cpu")
+    return ({k: float(v) for k, v in found.items() if k in STAGES},
+            float(cpu) if isinstance(cpu, int | float) else None)
 
 
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
@@ -188,7 +192,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         finally:
             restore_test_sources(db_url, sub.assignment, originals)
         lap("nbgrader")
-        kernel = _kernel_stages(course, sub.student, sub.assignment)
+        kernel, kernel_cpu = _kernel_stages(course, sub.student, sub.assignment)
+        if kernel_cpu is not None:
+            result.cpu["kernel"] = round(kernel_cpu, 3)
         result.stages["nbgrader"] = round(max(0.0, result.stages["nbgrader"]
                                               - sum(kernel.values())), 4)
         result.stages.update(kernel)

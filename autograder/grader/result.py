@@ -37,6 +37,9 @@ class Result:
     questions: list[QuestionResult] = field(default_factory=list)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)
     stages: dict[str, float] = field(default_factory=dict)  # seconds per step (STAGES)
+    # CPU seconds (user and system) by part: "kernel", the kernel's processes (its start, the
+    # import ahead, the notebook), where it could be measured
+    cpu: dict[str, float] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
     isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
 

@@ -38,6 +38,7 @@ OPEN_FILES = 1024
 _KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
 _KEEP_ENV_PREFIX = ("JAX_", "XLA_", "TF_CPP_")
 COMPILED_OPTION = "--compiled"  # the launcher's option naming the shared compilation cache
+CPUS_OPTION = "--cpus"  # the launcher's option naming the CPUs a kernel may run on
 
 
 def bwrap() -> str | None:
@@ -152,6 +153,21 @@ def kernel_command(connection_file: str, extra: list[str], compiled: Path | None
             "-f", str(Path(connection_file).resolve()), *extra]
 
 
+RUN_OPTION = "--run"  # the launcher's option: run a command (not a kernel) in the sandbox
+
+
+def sandboxed_command(runtime_dir: Path, command: list[str]) -> list[str]:
+    """A command line that runs ``command`` in the sandbox, with the kernel's limits, using
+    ``runtime_dir`` as its one writable host folder.
+
+    The limits are set by this module's launcher, which then execs ``bwrap``: the caller needs
+    no ``preexec_fn`` (which forks the caller, a process that may hold JAX's threads; a plain
+    :class:`subprocess.Popen` spawns without forking Python).
+    """
+    return [sys.executable, "-m", "autograder.grader.sandbox", RUN_OPTION,
+            str(Path(runtime_dir).resolve()), "--", *command]
+
+
 def prepare_runtime_dir(runtime_dir: Path) -> None:
     """Make ``runtime_dir`` a directory the sandboxed kernel may write (its own, fresh one)."""
     runtime_dir.mkdir(parents=True, exist_ok=True)
@@ -209,24 +225,45 @@ def available() -> bool:
     with tempfile.TemporaryDirectory(prefix="learn-jax-probe-") as tmp:
         runtime = Path(tmp) / "runtime"
         prepare_runtime_dir(runtime)
-        cmd = [*sandbox_args(runtime), sys.executable, "-c", "import ipykernel, autograder"]
+        cmd = sandboxed_command(runtime, [sys.executable, "-c", "import ipykernel, autograder"])
         try:
-            proc = subprocess.run(cmd, capture_output=True, timeout=60,
-                                  preexec_fn=set_limits)  # noqa: PLW1509 - before exec only
+            proc = subprocess.run(cmd, capture_output=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             return False
     return proc.returncode == 0
 
 
-def install_kernelspec(share_dir: Path, compiled: Path | None = None) -> str:
+def job_cpus(index: int, jobs: int) -> list[int] | None:
+    """The CPUs the kernels of job ``index`` (0 to ``jobs - 1``) run on when ``jobs`` grade
+    side by side: an equal share of this process's CPUs (at least one), or None for one job.
+
+    XLA sizes a CPU client's thread pool to the CPUs a process may run on, so two kernels that
+    may each use every core start twice as many compute threads as there are cores, and spend
+    CPU time waiting on each other; kernels confined to their share do not.
+    """
+    if jobs <= 1:
+        return None
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cpus) < 2:
+        return None
+    share = max(1, len(cpus) // jobs)
+    start = (index * share) % len(cpus)
+    return [cpus[(start + i) % len(cpus)] for i in range(share)]
+
+
+def install_kernelspec(share_dir: Path, compiled: Path | None = None,
+                       cpus: list[int] | None = None) -> str:
     """Write the sandbox kernelspec under ``share_dir/kernels``; return its name.
 
     Put ``share_dir`` on ``JUPYTER_PATH`` for the kernel to be found. With ``compiled``, the
-    kernels read that shared compilation cache (read-only).
+    kernels read that shared compilation cache (read-only); with ``cpus``, they run on those
+    CPUs only (:func:`job_cpus`).
     """
     spec = share_dir / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True, exist_ok=True)
     cache = [COMPILED_OPTION, str(compiled.resolve())] if compiled is not None else []
+    if cpus:
+        cache = [CPUS_OPTION, ",".join(str(c) for c in cpus), *cache]
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "autograder.grader.sandbox", *cache, "{connection_file}"],
         "display_name": "Python 3 (learn-jax sandbox)",
@@ -239,15 +276,27 @@ def install_kernelspec(share_dir: Path, compiled: Path | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Launcher: ``python -m autograder.grader.sandbox [--compiled DIR] CONNECTION_FILE
-    [ARGS...]``."""
+    """Launcher: ``python -m autograder.grader.sandbox [--cpus N,M...] [--compiled DIR]
+    CONNECTION_FILE [ARGS...]`` starts a kernel (on those CPUs only, when given);
+    ``python -m autograder.grader.sandbox --run RUNTIME_DIR -- COMMAND...`` runs a command
+    (:func:`sandboxed_command`)."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == [RUN_OPTION] and len(args) > 3 and args[2] == "--":
+        command = [*sandbox_args(Path(args[1])), *args[3:]]
+        set_limits()
+        os.execv(command[0], command)
     compiled = None
+    if args[:1] == [CPUS_OPTION] and len(args) > 1:
+        try:
+            os.sched_setaffinity(0, {int(c) for c in args[1].split(",")})
+        except (ValueError, OSError, AttributeError) as exc:
+            sys.exit(f"{CPUS_OPTION} {args[1]}: {exc}")
+        args = args[2:]
     if args[:1] == [COMPILED_OPTION] and len(args) > 1:
         compiled, args = Path(args[1]), args[2:]
     if not args:
-        sys.exit(f"usage: python -m autograder.grader.sandbox [{COMPILED_OPTION} DIR] "
-                 "CONNECTION_FILE [ARGS...]")
+        sys.exit(f"usage: python -m autograder.grader.sandbox [{CPUS_OPTION} N,M...] "
+                 f"[{COMPILED_OPTION} DIR] CONNECTION_FILE [ARGS...]")
     connection_file = args[0]
     if _as_nobody():
         os.chown(connection_file, NOBODY, NOBODY)

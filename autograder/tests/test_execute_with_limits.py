@@ -30,17 +30,20 @@ def test_a_dead_kernel_stops_the_run_but_keeps_earlier_cells() -> None:
 
 
 def test_stage_timings_are_written_where_asked(tmp_path) -> None:
-    """With a stage log, does a run write its kernel start, execution and kernel stop seconds
-    to <student>/<assignment>.json (execution covering a 1 s cell)?"""
+    """With a stage log, does a run write its kernel start, execution and kernel stop seconds,
+    and the kernel's CPU seconds, to <student>/<assignment>.json (both covering a cell that
+    computes for 1 s of CPU time)?"""
     import json
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(1)")])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1:\n    pass")])
     resources = {"metadata": {}, "nbgrader": {"student": "ada", "assignment": "05_jit"}}
     ExecuteWithLimits(kernel_name="python3", timeout=60, stage_log=str(tmp_path)).preprocess(
         nb, resources)
     stages = json.loads((tmp_path / "ada" / "05_jit.json").read_text())
-    assert set(stages) == {"kernel_start", "execute", "kernel_stop"}
+    assert set(stages) == {"kernel_start", "execute", "kernel_stop", "kernel_cpu"}
     assert stages["execute"] >= 1.0 and stages["kernel_start"] > 0 and stages["kernel_stop"] >= 0
+    assert stages["kernel_cpu"] >= 1.0
 
 
 def test_cells_after_the_notebook_deadline_are_not_run() -> None:
@@ -104,13 +107,13 @@ def test_the_next_kernel_is_started_ahead_and_is_fresh(tmp_path, monkeypatch) ->
     run = _ahead(tmp_path, monkeypatch)
     try:
         run("secret = 42")
-        ((km, home),) = ewl._SPARE.values()
+        ((km, home, _),) = ewl._SPARE.values()
         assert run_sync(km.is_alive)() and home.is_dir()
         pid = km.provisioner.pid
         outputs = run("import os\nprint(os.getpid(), 'secret' in dir())")
         assert outputs[0]["text"].split() == [str(pid), "False"]
         assert not home.exists()
-        ((_, following),) = ewl._SPARE.values()
+        ((_, following, _),) = ewl._SPARE.values()
         assert following != home and following.is_dir()
     finally:
         ewl.stop_spare_kernels()
@@ -127,10 +130,52 @@ def test_a_spare_kernel_that_died_is_replaced(tmp_path, monkeypatch) -> None:
     run = _ahead(tmp_path, monkeypatch)
     try:
         run("pass")
-        ((km, _),) = ewl._SPARE.values()
+        ((km, _, _),) = ewl._SPARE.values()
         run_sync(km.shutdown_kernel)(now=True)
         outputs = run("print('ran')")
         assert outputs[0]["text"] == "ran\n"
     finally:
         ewl.stop_spare_kernels()
     assert not list(tmp_path.glob("kernel-*"))
+
+
+def test_the_kernel_started_ahead_has_imported_jax_and_kept_nothing_else(tmp_path, monkeypatch
+                                                                         ) -> None:
+    """Has the kernel started ahead imported JAX before its notebook arrived, leaving no name
+    in the notebook's namespace, nothing in its history and no execution count?"""
+    from autograder.grader.preprocessors import execute_with_limits as ewl
+
+    run = _ahead(tmp_path, monkeypatch)
+    try:
+        run("pass")
+        outputs = run("import sys\nprint('jax' in sys.modules, 'jax.numpy' in sys.modules, "
+                      "[n for n in dir() if 'jax' in n or 'jnp' in n], len(In))")
+        assert outputs[0]["text"].split() == ["True", "True", "[]", "2"], outputs
+    finally:
+        ewl.stop_spare_kernels()
+
+
+def test_process_tree_cpu_counts_children(tmp_path) -> None:
+    """Does process_tree_cpu count the CPU time of a process's children, and answer None for
+    a process that does not exist?"""
+    import subprocess
+    import sys
+    import time
+
+    from autograder.grader.preprocessors.execute_with_limits import process_tree_cpu
+
+    code = ("import subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time\\nt = time.process_time()\\n"
+            "while time.process_time() - t < 0.6: pass\\ntime.sleep(30)'])\n"
+            "time.sleep(30)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 30
+        while (process_tree_cpu(parent.pid) or 0) < 0.6 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert process_tree_cpu(parent.pid) >= 0.6
+    finally:
+        subprocess.run(["pkill", "-P", str(parent.pid)])
+        parent.kill()
+        parent.wait()
+    assert process_tree_cpu(2**22 + 12345) is None

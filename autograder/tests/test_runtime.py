@@ -45,9 +45,23 @@ def test_simulated_devices_in_fresh_process() -> None:
     assert "COUNT 8" in out and "simulating 8 CPU devices" in out
 
 
-def test_simulated_devices_refused_after_jax_import() -> None:
-    """Does it refuse, with a clear message, once JAX is already imported?"""
-    import jax  # noqa: F401
+def test_simulated_devices_after_jax_import_but_before_it_started() -> None:
+    """With JAX imported but its backends not started (as in a grader's kernel started
+    ahead), does use_simulated_cpu_devices(8) still give eight CPU devices?"""
+    code = ("import jax, jax.numpy\n"
+            "from autograder.kernel.runtime import use_simulated_cpu_devices as u; u(8)\n"
+            "print('COUNT', jax.device_count(), jax.default_backend())")
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_PLATFORMS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    assert "COUNT 8 cpu" in out and "simulating 8 CPU devices" in out
+
+
+def test_simulated_devices_refused_after_jax_started() -> None:
+    """Does it refuse, with a clear message, once JAX has started (here by a device query)?"""
+    import jax
+
+    jax.devices()
 
     try:
         runtime.use_simulated_cpu_devices(8)

@@ -25,9 +25,8 @@ def sandboxed() -> None:
 def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
     runtime = tmp_path / "runtime"
     sandbox.prepare_runtime_dir(runtime)
-    cmd = [*sandbox.sandbox_args(runtime), sys.executable, "-c", code]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                          preexec_fn=sandbox.set_limits)  # noqa: PLW1509
+    cmd = sandbox.sandboxed_command(runtime, [sys.executable, "-c", code])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
 def test_kernelspec_runs_the_launcher(tmp_path: Path) -> None:
@@ -98,3 +97,28 @@ def test_memory_limit_holds(sandboxed: None, tmp_path: Path) -> None:
             "    print('limited')\n")
     proc = _run(tmp_path, code)
     assert proc.returncode == 0 and "limited" in proc.stdout, proc.stderr
+
+
+def test_jobs_side_by_side_get_their_share_of_the_cpus(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """With N jobs on C CPUs, does each job get C/N CPUs of its own (at least one), one job
+    none (no limit), and does the kernelspec pass a job's CPUs to the launcher first?"""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    assert sandbox.job_cpus(0, 1) is None
+    assert [sandbox.job_cpus(i, 2) for i in range(2)] == [[0, 1], [2, 3]]
+    assert [sandbox.job_cpus(i, 4) for i in range(4)] == [[0], [1], [2], [3]]
+    assert [sandbox.job_cpus(i, 8) for i in range(6)] == [[0], [1], [2], [3], [0], [1]]
+
+
+def test_kernelspec_names_the_cpus_before_the_cache(tmp_path: Path) -> None:
+    """Does a kernelspec for a job's CPUs start the launcher with ``--cpus`` first, and does
+    the launcher refuse a CPU list it cannot use, with a message?"""
+    import json
+
+    name = sandbox.install_kernelspec(tmp_path, tmp_path, cpus=[2, 3])
+    argv = json.loads((tmp_path / "kernels" / name / "kernel.json").read_text())["argv"]
+    assert argv[3:7] == [sandbox.CPUS_OPTION, "2,3", sandbox.COMPILED_OPTION,
+                         str(tmp_path.resolve())]
+    proc = subprocess.run([sys.executable, "-m", "autograder.grader.sandbox",
+                           sandbox.CPUS_OPTION, "x", "conn.json"], capture_output=True, text=True)
+    assert proc.returncode != 0 and "--cpus x" in proc.stderr

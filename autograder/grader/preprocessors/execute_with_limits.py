@@ -10,9 +10,14 @@ Each cell keeps at most ``max_output_bytes`` of output; later output is dropped 
 arrives, so it never accumulates in the grader's memory.
 
 With ``prestart_kernel``, the kernel for the next notebook this process executes is started
-as soon as the current one has stopped, so that it boots while the grader finishes the
-submission (saving grades, deciding checks, writing feedback) instead of while the next one
-waits. Each notebook still gets a kernel nobody used before.
+as soon as the current one has stopped, so that it boots, and imports JAX
+(:attr:`ExecuteWithLimits.prestart_code`), while the grader finishes the submission (saving
+grades, deciding checks, writing feedback) instead of while the next one waits. Each notebook
+still gets a kernel nobody used before: a fresh process that ran nothing but that import.
+
+Each run's stage timings (``stage_log``) also give ``kernel_cpu``: the CPU seconds (user and
+system) the kernel's processes used, read from ``/proc`` just before the kernel is stopped
+(its start, the import ahead and the notebook; on Linux only).
 """
 
 from __future__ import annotations
@@ -37,13 +42,77 @@ from autograder.grader.proof import MIME
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"
 PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
-# kernel name -> a kernel started for the next notebook: its manager and runtime directory
-_SPARE: dict[str, tuple[Any, Path | None]] = {}
+# kernel name -> a kernel started for the next notebook: its manager, runtime directory, and
+# the client that sent it the code to run ahead with that request's id (or None)
+_SPARE: dict[str, tuple[Any, Path | None, Any]] = {}
+AHEAD_WAIT = 120  # seconds a notebook waits for its kernel's import ahead to finish
+# What a kernel started ahead runs before its notebook arrives: the imports every notebook of
+# the course begins with. It leaves no variable in the user's namespace, and no history.
+PRESTART_CODE = "import jax as _jax, jax.numpy as _jnp\ndel _jax, _jnp\n"
 
 
-def _stop(km: Any, home: Path | None) -> None:
+def process_tree_cpu(pid: int) -> float | None:
+    """CPU seconds (user and system, with reaped children's) used so far by process ``pid``
+    and every process below it, from ``/proc``; None where that cannot be read."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        proc = Path(f"/proc/{current}")
+        try:
+            # fields after the command name (which may hold spaces): utime is the 12th
+            fields = proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / tick
+            for task in proc.joinpath("task").iterdir():
+                todo += [int(c) for c in task.joinpath("children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            if current == pid:
+                return None
+    return total
+
+
+def _close(sent: Any) -> None:
+    """Close the client that sent a kernel started ahead its code (if there is one)."""
+    if sent is not None:
+        try:
+            sent[0].stop_channels()
+        except Exception:  # noqa: BLE001 - closed already
+            pass
+
+
+def _wait_for(sent: Any, seconds: float) -> None:
+    """Wait until the kernel has run the code sent ahead (its reply), at most ``seconds``.
+
+    A kernel may still be starting when the code is sent; closing the client before the
+    kernel took the request would drop it. Whatever happens, the notebook goes on.
+    """
+    from jupyter_core.utils import ensure_async
+
+    kc, msg_id = sent
+    deadline = monotonic() + seconds
+
+    async def reply() -> None:
+        while (left := deadline - monotonic()) > 0:
+            msg = await ensure_async(kc.get_shell_msg(timeout=left))
+            if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                return
+
+    try:
+        run_sync(reply)()
+    except Exception:  # noqa: BLE001 - no reply (a dead kernel): the alive check decides
+        pass
+
+
+def _stop(km: Any, home: Path | None, kc: Any = None) -> None:
     """Stop a kernel started ahead, and remove its runtime directory."""
     from autograder.grader.sandbox import remove_runtime_dir
+
+    _close(kc)
 
     try:
         run_sync(km.shutdown_kernel)(now=True)
@@ -88,6 +157,10 @@ class ExecuteWithLimits(Execute):
         "for kernels that start alike whatever the notebook (the sandbox's start in an empty "
         "folder of their own)").tag(config=True)
 
+    prestart_code = Unicode(
+        PRESTART_CODE, help="code a kernel started ahead runs before its notebook arrives "
+        "(silently: no output, no history); empty: nothing").tag(config=True)
+
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
 
     @default("shutdown_kernel")
@@ -128,6 +201,7 @@ class ExecuteWithLimits(Execute):
         if km is None:
             self._adopt_spare()
         self._stages: dict[str, float] = {}
+        self._cpu: float | None = None
         began = perf_counter()
         try:
             self._execute_within_limits(resources, deadline)
@@ -152,7 +226,10 @@ class ExecuteWithLimits(Execute):
         spare = _SPARE.pop(self.kernel_name, None) if self.kernel_name else None
         if spare is None:
             return
-        km, home = spare
+        km, home, sent = spare
+        if sent is not None:
+            _wait_for(sent, AHEAD_WAIT)
+            _close(sent)
         try:
             alive = run_sync(km.is_alive)()
         except Exception:  # noqa: BLE001 - a broken manager counts as a dead kernel
@@ -173,14 +250,33 @@ class ExecuteWithLimits(Execute):
             km = self.create_kernel_manager()
             home = self._runtime_home
             self.start_new_kernel(cwd=str(home) if home is not None else None)
+            sent = self._send_ahead(km, self.prestart_code) if self.prestart_code else None
         except Exception:  # noqa: BLE001
             self.log.warning("could not start the next notebook's kernel ahead", exc_info=True)
             if self.km is not None:
                 _stop(self.km, self._runtime_home)
         else:
-            _SPARE[self.kernel_name] = (km, home)
+            _SPARE[self.kernel_name] = (km, home, sent)
         finally:
             self.km, self._runtime_home = None, None
+
+    def _send_ahead(self, km: Any, code: str) -> tuple[Any, str]:
+        """Send ``code`` to the kernel started ahead, silently, without waiting for it: the
+        kernel runs it while the grader finishes the last submission. Returns the client that
+        sent it and the request's id: the next notebook waits for the reply, then closes it."""
+        kc = km.client()
+        kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
+        try:
+            msg_id = kc.execute(code, silent=True, store_history=False, allow_stdin=False)
+        except Exception:
+            _close((kc, ""))
+            raise
+        return kc, msg_id
+
+    def _kernel_cpu(self) -> float | None:
+        """CPU seconds the running kernel's processes have used (None if unknown)."""
+        pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
+        return process_tree_cpu(pid) if isinstance(pid, int) else None
 
     def _write_stages(self, resources: Any) -> None:
         """Write this run's stage timings where :attr:`stage_log` says, if it says."""
@@ -189,7 +285,10 @@ class ExecuteWithLimits(Execute):
             return
         path = Path(self.stage_log) / names["student"] / f"{names['assignment']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({k: round(v, 4) for k, v in self._stages.items()}))
+        found = {k: round(v, 4) for k, v in self._stages.items()}
+        if self._cpu is not None:
+            found["kernel_cpu"] = round(self._cpu, 3)
+        path.write_text(json.dumps(found))
 
     def _execute_within_limits(self, resources: Any, deadline: float) -> None:
         """Start the kernel, seal its runtime directory, and run the cells until the deadline."""
@@ -229,6 +328,7 @@ class ExecuteWithLimits(Execute):
                 except CellTimeoutError as exc:
                     cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
             self._stages["execute"] = perf_counter() - began
+            self._cpu = self._kernel_cpu()
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int
                         ) -> tuple[NotebookNode, dict]:
