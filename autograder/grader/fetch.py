@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import csv
 import json
 import os
 import re
@@ -36,6 +35,8 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.grader.reports.common import SafeCsvWriter
 
 API_URL = "https://api.github.com"
 TOKEN_VARS = ("CLASSROOM_TOKEN", "GITHUB_TOKEN")
@@ -276,7 +277,7 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
             log(f"{student}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
                 f"{note}")
     with open(out / "fetched.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)  # repository names are the students' to choose
         writer.writerow(["student", "repository", "commit", "notebooks"])
         for student, (name, commit, copied) in sorted(done.students.items()):
             writer.writerow([student, name, commit, copied])

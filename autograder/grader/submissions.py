@@ -39,13 +39,27 @@ def assignments(course: Path = SOLUTIONS) -> list[str]:
     return sorted(p.stem for p in course.glob("*.ipynb"))
 
 
-def _safe(name: str) -> str:
-    """A student name usable as a folder name; a name that had to change gets a short hash of
-    the original, so two folders (``eve`` and ``eve.``) never become one student."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "student"
-    if cleaned == name:
-        return cleaned
-    return f"{cleaned}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+NAME_CHARS = 100  # the longest student or assignment name used in files and reports
+# The names the grader writes into file names, reports and exports: letters, digits, ``_``,
+# ``.`` and ``-``, starting with a letter or digit (no ``..``, no hidden file, no leading ``-``
+# or ``=`` that a shell or a spreadsheet would read as an option or a formula).
+SAFE_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_CHARS - 1}}}")
+
+
+def is_safe_name(name: str) -> bool:
+    """Whether ``name`` is a student or assignment name as the grader writes them
+    (:data:`SAFE_NAME`): what :func:`safe_name` keeps as it is."""
+    return isinstance(name, str) and SAFE_NAME.fullmatch(name) is not None
+
+
+def safe_name(name: str) -> str:
+    """``name`` within :data:`SAFE_NAME`, usable as a folder name and in any report; a name
+    that had to change gets a short hash of the original, so two folders (``eve`` and
+    ``eve.``, ``=bob`` and ``bob``) never become one student."""
+    if is_safe_name(name):
+        return name
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:NAME_CHARS - 9]
+    return f"{cleaned.rstrip('._-') or 'student'}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
 def _assignment_of(stem: str, known: list[str]) -> str:
@@ -94,7 +108,7 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None
             rel = path.absolute().relative_to(base)
             folder_link = linked and path.suffix != ".ipynb"
             folder = rel.parts[0] if len(rel.parts) > 1 or folder_link else base.name
-            name = "linked-folder" if folder_link else (
+            name = "linked-folder" if folder_link else safe_name(
                 assignment or _assignment_of(path.stem, known))
             problem = ""
             if linked:
@@ -109,7 +123,7 @@ def _mark_clashes(found: list[Submission]) -> list[Submission]:
     assignment) with another a ``problem``: none of them is graded, none overwrites another."""
     by_key: dict[tuple[str, str], list[Submission]] = {}
     for sub in found:
-        sub.student = _safe(sub.student)
+        sub.student = safe_name(sub.student)
         by_key.setdefault((sub.student, sub.assignment), []).append(sub)
     for (student, name), subs in by_key.items():
         if len(subs) > 1:

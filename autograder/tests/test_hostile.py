@@ -94,6 +94,11 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     # hidden tests (their marker) reach neither the page nor result.json.
     "print-history": ("def double(x):\n    print('\\n'.join(In), _ih[-1:], _i, _ii)\n"
                       "    return 2 * x\n", 5, "passed"),
+    # Markup in a message: the answer raises with HTML and Markdown in its text, which the
+    # item analysis of summary.md quotes (the job summary in CI): it must show as text.
+    "markup-in-message": ("def double(x):\n    raise ValueError('<img src=x onerror=alert(1)> "
+                          "![p](https://example.invalid/p.png) [click](https://example.invalid)"
+                          "')\n", 3, "error"),
     # Stored script: the answer is right, the page must not run what it printed.
     "script-in-output": (CORRECT_Q1 + "display({'text/html': '<b>bold</b><script>"
                          "document.title = \"OWNED\"</script><img src=x onerror=alert(1)>'}, "
@@ -131,9 +136,12 @@ STRUCTURE = {
     "two-files": "2 files are assignment 00_tiny",  # also 00_tiny-honest-00-correct.ipynb
     "too-many-cells": "more than the exercise's",
 }
-NESTED = "nested-identity"  # holds honest-00-correct/00_tiny.ipynb: a stub, graded as its own
+NESTED = "nested-identity"
+# A student folder named like a spreadsheet formula, holding an honest correct submission:
+# graded under a safe name (5 points), with no cell of any CSV starting a formula.
+FORMULA_FOLDER = "=1+2"  # holds honest-00-correct/00_tiny.ipynb: a stub, graded as its own
 HONEST = {"correct": 5, "partial": 3, "empty-stub": 0}
-HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - len(STRUCTURE) - 3
+HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - len(STRUCTURE) - 4
 
 
 def _with_q1(source: str) -> nbformat.NotebookNode:
@@ -184,6 +192,7 @@ def _corpus(root: Path, canary: Path) -> None:
     many.cells += [nbformat.v4.new_code_cell("") for _ in range(2_050)]
     _write(root / "too-many-cells", many)
     _write(root / NESTED / "honest-00-correct", _with_q1("raise NotImplementedError()\n"))
+    _write(root / FORMULA_FOLDER, _with_q1(CORRECT_Q1))
     kinds = list(HONEST)
     for i in range(HONEST_COPIES):
         kind = kinds[i % len(kinds)]
@@ -257,6 +266,25 @@ def test_feedback_runs_nothing_a_submission_printed(batch: dict) -> None:
     assert "<b>bold</b>" in page
     assert "<script>document.title" not in page
     assert not re.search(r"<img[^>]*onerror", page)
+
+
+@pytest.mark.slow
+def test_reports_are_inert(batch: dict) -> None:
+    """Does an answer's message full of HTML and Markdown reach summary.md as text (no tag,
+    no image or link), and does a student folder named ``=1+2`` get a safe name, its 5 points,
+    and no CSV cell that a spreadsheet would read as a formula?"""
+    import csv
+
+    summary = (batch["out"] / "summary.md").read_text()
+    assert "<img" not in summary and not re.search(r"(?<!\\)\[(p|click)", summary)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in summary
+    formula = [r for r in batch["results"].values()
+               if Path(r["submission"]).parent.name == FORMULA_FOLDER]
+    assert len(formula) == 1 and (formula[0]["status"], formula[0]["score"]) == ("graded", 5)
+    assert formula[0]["student"].startswith("1_2-")
+    with open(batch["out"] / "grades.csv", newline="") as fh:
+        cells = [cell for row in csv.reader(fh) for cell in row]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
 
 
 @pytest.mark.slow

@@ -3,12 +3,11 @@ docstring for the formats)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grader.reports.common import by_submission, format_score
+from autograder.grader.reports.common import SafeCsvWriter, by_submission, format_score
 from autograder.grader.result import Result
 
 EXPORTS = ("canvas", "moodle")
@@ -55,7 +54,7 @@ def write_canvas(results: Iterable[Result], path: Path) -> None:
     """
     book = score_grid(results)
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)
         writer.writerow([*CANVAS_COLUMNS, *book.assignments])
         writer.writerow([CANVAS_POINTS_ROW, "", "", "", "",
                          *(book.points[a] for a in book.assignments)])
@@ -69,7 +68,7 @@ def write_moodle(results: Iterable[Result], path: Path) -> None:
     cell."""
     book = score_grid(results)
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)
         writer.writerow([MOODLE_USER_COLUMN, *book.assignments])
         for student in book.students:
             writer.writerow([student, *book.row(student)])
