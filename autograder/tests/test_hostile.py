@@ -672,3 +672,83 @@ def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -
         timing.check_speedup(eager_answer, _eager_smooth, x, required=1.5, clock=timing.CPU)
     assert timing.check_speedup(jax.jit(_eager_smooth), _eager_smooth, x, required=1.5,
                                 clock=timing.CPU).ratio > 1.5
+
+
+# ---------------------------------------------------------------- how an answer works is
+# established outside its control: the real jitted type, JAX's own compile count, and JAX's
+# global configuration watched around every call a check or a timing test makes
+
+
+class _FakeJitted:
+    """A hostile answer: eager code dressed as a jitted function (``lower`` and ``trace``
+    attributes, a ``_cache_size`` that never grows) that flips a JAX setting on every call, so
+    that the reference timed next to it runs under that setting."""
+
+    def __init__(self, fn, setting: str) -> None:
+        self.fn, self.setting = fn, setting
+        self.lower = self.trace = lambda *a, **k: None
+        self._cache_size = lambda: 1
+
+    def __call__(self, x):
+        jax.config.update(self.setting, not getattr(jax.config, self.setting))
+        return self.fn(x)
+
+
+def _smooth_batch(xs: Any) -> Any:
+    """The slow reference of a batched question: one example at a time, from Python."""
+    return jnp.stack([_eager_smooth(x) for x in xs])
+
+
+@pytest.mark.parametrize("setting", ["jax_disable_jit", "jax_debug_nans"])
+def test_a_fake_jitted_answer_that_flips_jax_settings_loses_its_points(setting: str) -> None:
+    """Does an eager object with ``lower``/``trace`` attributes that flips a JAX setting on
+    every call fail "is jitted", "compiles once" (its own cache size is never read) and the
+    timing test (the change is named, and undone before the reference runs), leaving the
+    setting as it was?"""
+    from autograder.kernel.jax_checks import cache_size, check_jitted, check_no_retrace
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    before = getattr(jax.config, setting)
+    fake = _FakeJitted(_eager_smooth, setting)
+    try:
+        with pytest.raises(AssertionError, match="not a jitted function"):
+            check_jitted(fake, "fast")
+        with pytest.raises(AssertionError, match="cannot be measured"):
+            cache_size(fake)
+        with pytest.raises(AssertionError, match="not a jitted function"):
+            check_no_retrace(fake, x, name="fast(x)")
+        with pytest.raises(AssertionError, match=f"changed JAX's global configuration.*{setting}"):
+            timing.check_speedup(fake, _eager_smooth, x, required=1.5, clock=timing.CPU)
+        assert getattr(jax.config, setting) == before
+    finally:
+        jax.config.update(setting, before)
+
+
+def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
+    """The twins: does a jitted answer keep every point when a JAX setting was changed
+    *before* the tests (and stays so), and does an honest ``vmap(jit(f))`` pass the timing
+    and vectorisation tests (its config untouched)?"""
+    from autograder.kernel.jax_checks import (
+        cache_size,
+        check_jitted,
+        check_no_retrace,
+        check_vectorised,
+    )
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    jax.config.update("jax_numpy_rank_promotion", "raise")  # the learner's choice, beforehand
+    try:
+        fast = jax.jit(_eager_smooth)
+        check_jitted(fast, "fast")
+        check_no_retrace(fast, x, name="fast(x)")
+        assert cache_size(fast) == 1
+        assert timing.check_speedup(fast, _eager_smooth, x, required=1.5,
+                                    clock=timing.CPU).ratio > 1.5
+        assert jax.config.jax_numpy_rank_promotion == "raise"  # left as the learner set it
+    finally:
+        jax.config.update("jax_numpy_rank_promotion", "allow")
+    batched = jax.vmap(jax.jit(_eager_smooth))
+    xs = jnp.stack([x * (1 + k) for k in range(8)])
+    check_vectorised(batched, lambda n: (xs[:1].repeat(n, axis=0),), name="batched")
+    assert timing.check_speedup(batched, _smooth_batch, xs, required=1.5,
+                                clock=timing.CPU).ratio > 1.5
