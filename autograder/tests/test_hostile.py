@@ -275,9 +275,10 @@ def test_reports_are_inert(batch: dict) -> None:
     and no CSV cell that a spreadsheet would read as a formula?"""
     import csv
 
+    armed = batch["results"]["markup-in-message"]["questions"][0]["message"]
+    assert "<img src=x onerror=alert(1)>" in armed  # the attack reached the result as it was
     summary = (batch["out"] / "summary.md").read_text()
-    assert "<img" not in summary and not re.search(r"(?<!\\)\[(p|click)", summary)
-    assert "&lt;img src=x onerror=alert(1)&gt;" in summary
+    assert "<img" not in summary and not re.search(r"(?<!\\)\[(p|click)\]", summary)
     formula = [r for r in batch["results"].values()
                if Path(r["submission"]).parent.name == FORMULA_FOLDER]
     assert len(formula) == 1 and (formula[0]["status"], formula[0]["score"]) == ("graded", 5)
@@ -285,6 +286,15 @@ def test_reports_are_inert(batch: dict) -> None:
     with open(batch["out"] / "grades.csv", newline="") as fh:
         cells = [cell for row in csv.reader(fh) for cell in row]
     assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+
+
+@pytest.mark.slow
+def test_evidence_cut_by_its_budget_is_said(batch: dict) -> None:
+    """Does the evidence flood (results past the 4 MB evidence budget, dropped) say so in its
+    question's message, while the chatty honest twin's message says nothing of it?"""
+    flood = batch["results"]["evidence-flood"]["questions"][0]
+    assert "check result(s) of this test cell were dropped" in flood["message"], flood
+    assert "dropped" not in batch["results"]["chatty-during-tests"]["questions"][0]["message"]
 
 
 @pytest.mark.slow
