@@ -199,7 +199,7 @@ def _scaled(leaf: Any, factor: float) -> Any:
 
 def _undo_config(before: dict[str, Any], who: str) -> None:
     """Undo changes to JAX's settings since ``before`` and note them under ``who``."""
-    from autograder.kernel.jax_checks import restore_config
+    from autograder.kernel.config_watch import restore_config
 
     changed = restore_config(before)
     if changed:
@@ -213,7 +213,7 @@ def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WA
     JAX's configuration is compared before and after (and, with fresh inputs, its settings
     that change what is measured after every call), outside the timed part: a change is
     undone and noted in :data:`_last_config_changes` under ``who``."""
-    from autograder.kernel.jax_checks import DEFAULT_CONFIG, config_snapshot
+    from autograder.kernel.config_watch import DEFAULT_CONFIG, config_snapshot
 
     config = config_snapshot()
     if fresh is None:
@@ -269,7 +269,7 @@ def compare(
     Returns:
         name -> :class:`Timing` with per-call seconds for each round.
     """
-    from autograder.kernel.jax_checks import config_snapshot
+    from autograder.kernel.config_watch import config_snapshot
 
     inputs = FreshInputs(args, kwargs) if fresh else None
     _last_intruders.clear()
@@ -405,7 +405,7 @@ def check_speedup(
     if intruders:
         got["threads"] = sorted(intruders)[:5]
     if changed:  # the answer's change was undone before the reference ran; it fails the test
-        from autograder.kernel.jax_checks import describe_changes
+        from autograder.kernel.config_watch import describe_changes
 
         got["config"] = describe_changes(changed)
     submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))
