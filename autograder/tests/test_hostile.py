@@ -751,7 +751,9 @@ def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
         fast = jax.jit(_eager_smooth)
         check_jitted(fast, "fast")
         check_no_retrace(fast, x, name="fast(x)")
-        assert cache_size(fast) == 1
+        size = cache_size(fast)  # JAX's own count (shared by jits of one function)
+        fast(x * 2)
+        assert size >= 1 and cache_size(fast) == size
         assert timing.check_speedup(fast, _eager_smooth, x, required=1.5,
                                     clock=timing.CPU).ratio > 1.5
         assert jax.config.jax_numpy_rank_promotion == "raise"  # left as the learner set it
