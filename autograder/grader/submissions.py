@@ -41,9 +41,10 @@ def assignments(course: Path = SOLUTIONS) -> list[str]:
 
 NAME_CHARS = 100  # the longest student or assignment name used in files and reports
 # The names the grader writes into file names, reports and exports: letters, digits, ``_``,
-# ``.`` and ``-``, starting with a letter or digit (no ``..``, no hidden file, no leading ``-``
+# ``.`` and ``-``, starting and ending with a letter or digit (no ``..``, no hidden file,
+# no leading ``-``
 # or ``=`` that a shell or a spreadsheet would read as an option or a formula).
-SAFE_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_CHARS - 1}}}")
+SAFE_NAME = re.compile(rf"[A-Za-z0-9](?:[A-Za-z0-9_.-]{{0,{NAME_CHARS - 2}}}[A-Za-z0-9])?")
 
 
 def is_safe_name(name: str) -> bool:
