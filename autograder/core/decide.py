@@ -81,6 +81,12 @@ def _speedup_check(got: Any, name: str, options: dict[str, Any]) -> None:
             f"{name}: another thread was running code from the notebook while the timing test "
             f"measured ({_shown(', '.join(map(str, threads)))}). A timing test measures the "
             "answer alone: do not start threads in an answer.")
+    config = got.get("config") if isinstance(got, dict) else None
+    if config:
+        raise AssertionError(
+            f"{name} changed JAX's global configuration while it was timed ({_shown(config)}). "
+            "The change was undone before the reference ran, and an answer must not change "
+            "jax.config when it is called: set what you need once, before the tests.")
     ratio = measured_ratio(got)
     if ratio is None or ratio < required:
         shown = f"{ratio:.2f}x" if ratio is not None else "not measured"

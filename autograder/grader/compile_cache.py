@@ -11,7 +11,9 @@ The trusted run also compiles the reference answers and the hidden tests. Those 
 solutions (an executable's HLO is the reference's arithmetic) and must never reach a
 submission's kernel: :func:`recording` writes an entry only when neither an answer cell's nor
 a hidden test's code is in the program's source locations or on the Python stack that
-compiles it (:func:`tainted`). What is cached was compiled from code every student already
+compiles it (:func:`tainted`), and, within a cell, only until answer code first runs
+(:func:`watching_answers`: a function an answer returned may compile from library code
+alone). What is cached was compiled from code every student already
 has: the released notebook's own cells and visible tests, and this package.
 
 An entry is written by the trusted run into a directory of its own, and moved into the shared
@@ -141,6 +143,28 @@ def _stack_files() -> list[str]:
 
 
 @contextlib.contextmanager
+def watching_answers(secret: Callable[[str], bool]) -> Iterator[None]:
+    """Within the block (one cell of the trusted run), once any code for which ``secret``
+    holds has run (an answer called, directly or through a function it returned), every
+    program compiled later in the block is tainted: a function an answer *returned* (such as
+    ``jax.jit(jnp.sinh)``) compiles from library code alone, called from a visible test,
+    with no answer code in its locations or on the stack, yet its program is the answer's."""
+    previous = sys.getprofile()
+    _state.answer_ran = False
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and not _state.answer_ran and secret(frame.f_code.co_filename):
+            _state.answer_ran = True
+
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+        _state.answer_ran = False
+
+
+@contextlib.contextmanager
 def recording(secret: Callable[[str], bool]) -> Iterator[bool]:
     """Write cache entries only for programs :func:`tainted` clears (JAX must be imported).
 
@@ -167,7 +191,8 @@ def recording(secret: Callable[[str], bool]) -> Iterator[bool]:
                                                  large_elements_limit=16)
         except Exception:  # noqa: BLE001 - a program that cannot be printed is not cached
             text = None
-        clean = text is not None and not tainted(text, _stack_files(), secret)
+        clean = (text is not None and not getattr(_state, "answer_ran", False)
+                 and not tainted(text, _stack_files(), secret))
         outer = getattr(_state, "clean", None)
         _state.clean = clean if outer is None else (outer and clean)
         try:

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from autograder.grader.reports.common import SafeCsvWriter
+
 API_URL = "https://api.github.com"
 TOKEN_VARS = ("CLASSROOM_TOKEN", "GITHUB_TOKEN")
 PER_PAGE = 100
@@ -404,7 +406,7 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
             log(f"{student}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
                 f"{note}")
     with open(out / "fetched.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)  # repository names are the students' to choose
         writer.writerow(["student", "repository", "commit", "notebooks", *FETCHED_DEADLINE])
         for student, (name, commit, copied) in sorted(done.students.items()):
             t = done.taken.get(student)

@@ -12,7 +12,9 @@ combines the results of several shards.
 Writes ``DIR/<student>/<assignment>/result.json`` and ``feedback.html`` per submission, and
 for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the scores that
 changed when ``DIR`` held an earlier run), ``DIR/scores.png`` and any ``--export`` files
-(:mod:`autograder.grader.reports` lists them).
+(:mod:`autograder.grader.reports` lists them), and ``DIR/manifest.json``: the hash of every
+result file this run wrote, signed when ``LEARN_JAX_RESULTS_KEY`` holds a key
+(:mod:`autograder.grader.manifest`; ``merge`` checks it).
 """
 
 from __future__ import annotations
@@ -160,6 +162,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the trusted runs of the reference answers (their records, "
                              "and the compiled programs kernels share) in DIR, and reuse them "
                              "in later runs while the source, JAX and the grader are the same")
+    parser.add_argument("--require-sandbox", action="store_true",
+                        help="refuse to grade (exit 2, before any submission's code runs) "
+                             "unless kernels run in the bubblewrap sandbox; CI uses this")
     add_common_arguments(parser)
 
 
@@ -267,6 +272,9 @@ def _keep_fetch_record(paths: list[Path], out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade everything ``args`` names; exit status 0, 1 (grader failure) or 2 (usage)."""
+    from autograder.grader.manifest import take_key, write_manifest
+
+    key = take_key()  # out of the environment before any kernel or job process starts
     known = assignments(args.source)
     problem = _usage_error(args, known)
     if problem:
@@ -289,6 +297,12 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     limits = Limits(args.cell_timeout, args.notebook_timeout)
     isolated = isolation()
+    if isolated != "bubblewrap" and getattr(args, "require_sandbox", False):
+        print("error: --require-sandbox: the bubblewrap sandbox does not work here, so no "
+              "kernel was started and no submission's code ran (install bubblewrap and allow "
+              "user namespaces, or run the grader as root; see autograder/SECURITY.md)",
+              file=sys.stderr)
+        return 2
     if isolated == "none":
         print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
               "the grader's access to files and network", file=sys.stderr)
@@ -313,6 +327,7 @@ def run(args: argparse.Namespace) -> int:
         r.environment = env
         r.isolation = isolated
         r.write(args.out)  # what the grader found; the reports show the hand-set scores too
+    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     for r in shown:
         r.environment, r.isolation = env, isolated
     _keep_fetch_record(args.paths, args.out)

@@ -30,6 +30,7 @@ from autograder.grader.course import (
     set_test_sources,
     stage_log,
 )
+from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT
 from autograder.grader.proof import add_proofs, proved
 from autograder.grader.release import SOLUTIONS, student_version
 from autograder.grader.result import QuestionResult, Result
@@ -239,6 +240,12 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 else:
                     status, msg = "error", ("the tests did not report that they ran to the "
                                             "end (output or the kernel was tampered with?)")
+                dropped = cell.get("metadata", {}).get(EVIDENCE_CUT) if cell else None
+                if dropped:  # evidence cut by its budget: said, never silent
+                    msg = (f"{msg} " if msg else "") + (
+                        f"({dropped} check result(s) of this test cell were dropped: it published "
+                        "more than the evidence budget keeps, so checks without their result "
+                        "fail.)")
                 result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
                                                        msg[:1000]))
                 measured = timings(records.get(q.tests_id, []), evidence)

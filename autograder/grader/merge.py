@@ -4,6 +4,12 @@ Shards (``grade --shard K/N``) each write a results folder; ``merge`` combines t
 ``grades.csv``, ``summary.md``, feedback tree and gradebook, the same as grading everything in
 one run would have written. Merging is idempotent: the same results merged again change
 nothing, in the folder or in the gradebook.
+
+Merge trusts nothing in the files it merges: who a result belongs to comes from the folder
+layout (``<shard>/<student>/<assignment>/result.json``, names as grading writes them), a result
+that names someone else is refused, and nothing is written outside ``--out``. With the key in
+``LEARN_JAX_RESULTS_KEY`` (:mod:`autograder.grader.manifest`), only shards whose manifest a
+grading run signed with that key are merged.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from pathlib import Path
 
 from autograder.grader import decisions
 from autograder.grader.grade import add_common_arguments
+from autograder.grader.manifest import MANIFEST, check_file, read_key, verify, write_manifest
 from autograder.grader.reports import write_reports
 from autograder.grader.result import Result
+from autograder.grader.submissions import is_safe_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,43 +36,89 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser)
 
 
-def read_results(folder: Path) -> dict[tuple[str, str], tuple[Result, Path]]:
+def _entries(folder: Path) -> list[Path]:
+    """The entries of ``folder``, sorted; links are listed, never followed."""
+    return sorted(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
+
+
+def read_results(folder: Path, key: bytes | None = None
+                 ) -> dict[tuple[str, str], tuple[Result, Path]]:
     """The results under ``folder`` (``<student>/<assignment>/result.json``), by identity.
 
+    The identity is the folder layout's, never the file's: both names must be ones grading
+    writes (:func:`~autograder.grader.submissions.is_safe_name`), and the result inside must
+    name the same student and assignment. The shard's manifest (:mod:`.manifest`) is checked:
+    with ``key``, it must be signed with it; every file to be merged must be listed with its
+    hash, and every listed file present.
+
     Raises:
-        ValueError: a ``result.json`` that cannot be read, named.
+        ValueError: a ``result.json`` that cannot be read, sits where it should not, or
+            disagrees with its place, or a shard that does not verify; the file is named.
     """
+    listed = verify(folder, key)
     found: dict[tuple[str, str], tuple[Result, Path]] = {}
-    for path in sorted(folder.glob("*/*/result.json")):
-        try:
-            result = Result.from_dict(json.loads(path.read_text()))
-        except (OSError, ValueError, TypeError) as exc:
-            raise ValueError(f"{path} is not a result.json this grader wrote ({exc})") from None
-        found[(result.student, result.assignment)] = (result, path.parent)
+    seen: set[str] = set()
+    for student_dir in _entries(folder):
+        for where in _entries(student_dir):
+            path = where / "result.json"
+            if not path.exists() and not path.is_symlink():
+                continue
+            student, assignment = student_dir.name, where.name
+            if student_dir.is_symlink() or where.is_symlink() or path.is_symlink():
+                raise ValueError(f"{path}: a symbolic link; results are merged from real "
+                                 "folders only")
+            if not (is_safe_name(student) and is_safe_name(assignment)):
+                raise ValueError(f"{path}: {student}/{assignment} is not a student and "
+                                 "assignment name grading writes; not merged")
+            try:
+                result = Result.from_dict(json.loads(path.read_text()))
+            except (OSError, ValueError, TypeError) as exc:
+                raise ValueError(f"{path} is not a result.json this grader wrote ({exc})"
+                                 ) from None
+            if (result.student, result.assignment) != (student, assignment):
+                raise ValueError(f"{path} names student {result.student!r}, assignment "
+                                 f"{result.assignment!r}, but it is in the folder of "
+                                 f"{student}/{assignment}: refused (a result counts only "
+                                 "where grading wrote it)")
+            for item in _entries(where):
+                if item.is_file() and not item.is_symlink():
+                    check_file(listed, folder, item)
+                    seen.add(item.relative_to(folder).as_posix())
+            found[(student, assignment)] = (result, where)
+    lost = sorted(set(listed or {}) - seen)
+    if lost:
+        raise ValueError(f"{folder / MANIFEST} lists {len(lost)} file(s) the shard no longer "
+                         f"holds (first: {lost[0]}); not merged")
     return found
 
 
-def merge(folders: list[Path], out: Path) -> list[Result]:
-    """Copy every result folder of ``folders`` into ``out``; return the results.
+def merge(folders: list[Path], out: Path, key: bytes | None = None) -> list[Result]:
+    """Copy every result folder of ``folders`` into ``out``; return the results. With
+    ``key`` (default: :data:`~autograder.grader.manifest.KEY_VARIABLE` from the
+    environment), only shards whose manifest it signed are merged, and ``out`` gets a
+    manifest signed with it too.
 
     Raises:
-        ValueError: when two folders hold different results for one (student, assignment).
+        ValueError: when two folders hold different results for one (student, assignment),
+            or a folder does not verify (:func:`read_results`); nothing is copied then.
     """
+    key = read_key() if key is None else key
     merged: dict[tuple[str, str], tuple[Result, Path]] = {}
     for folder in folders:
-        for key, (result, where) in read_results(folder).items():
-            if key in merged and merged[key][0] != result:
-                raise ValueError(f"{merged[key][1]} and {where} hold different results for "
-                                 f"student {key[0]}, assignment {key[1]}: merge each shard "
+        for key_, (result, where) in read_results(folder, key).items():
+            if key_ in merged and merged[key_][0] != result:
+                raise ValueError(f"{merged[key_][1]} and {where} hold different results for "
+                                 f"student {key_[0]}, assignment {key_[1]}: merge each shard "
                                  "once, from one grading run")
-            merged.setdefault(key, (result, where))
-    for result, where in merged.values():
-        dest = out / result.student / result.assignment
+            merged.setdefault(key_, (result, where))
+    for (student, assignment), (_, where) in merged.items():
+        dest = out / student / assignment  # names checked: inside out
         if dest.resolve() != where.resolve():
             dest.mkdir(parents=True, exist_ok=True)
-            for item in where.iterdir():
+            for item in _entries(where):
                 if item.is_file() and not item.is_symlink():
                     shutil.copy(item, dest / item.name)
+    write_manifest(out, merged, key)
     return [result for result, _ in merged.values()]
 
 

@@ -100,19 +100,23 @@ def record(path: Path, compile_cache: bool = False) -> dict[str, Any]:
     matplotlib.use("Agg")
     import nbformat
 
-    from autograder.grader.compile_cache import recording
+    from autograder.grader.compile_cache import recording, watching_answers
 
     nb = nbformat.read(path, as_version=4)
     tests: dict[str, list[dict]] = {}
     errors: list[str] = []
     ns: dict = {"__name__": "__main__"}
+    secret = secret_code(path.stem)
+    watching = False
     with contextlib.ExitStack() as cache_filter:
         for i, cell in enumerate(nb.cells):
             if compile_cache and "jax" in sys.modules:  # the filter, once JAX is imported
-                cache_filter.enter_context(recording(secret_code(path.stem)))
-                compile_cache = False
+                cache_filter.enter_context(recording(secret))
+                compile_cache, watching = False, True
             if cell.cell_type == "code":
-                _record_cell(path.stem, i, cell, ns, tests, errors)
+                # Each cell's programs count as public only until answer code runs in it.
+                with watching_answers(secret) if watching else contextlib.nullcontext():
+                    _record_cell(path.stem, i, cell, ns, tests, errors)
     return {"tests": tests, "errors": errors}
 
 

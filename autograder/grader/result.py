@@ -51,7 +51,19 @@ class Result:
         return cls(**fields)
 
     def write(self, out: Path) -> Path:
-        """Write ``out/<student>/<assignment>/result.json``; return its path."""
+        """Write ``out/<student>/<assignment>/result.json``; return its path.
+
+        Raises:
+            ValueError: a student or assignment name outside the safe alphabet
+                (:func:`autograder.grader.submissions.is_safe_name`), which could lead out of
+                ``out``; grading and merge only make safe ones.
+        """
+        from autograder.grader.submissions import is_safe_name
+
+        for name in (self.student, self.assignment):
+            if not is_safe_name(name):
+                raise ValueError(f"{name!r} is not a student or assignment name the grader "
+                                 "writes (letters, digits, '_', '.', '-')")
         dest = out / self.student / self.assignment
         dest.mkdir(parents=True, exist_ok=True)
         (dest / "result.json").write_text(json.dumps(asdict(self), indent=2) + "\n")

@@ -8,7 +8,10 @@ tests) are visible, read-only; ``/tmp`` is a small private tmpfs and the working
 there is no network, the process tree is in its own PID namespace, and the environment is
 cleared. The shared compilation cache (:mod:`autograder.grader.compile_cache`), when the kernelspec
 names one (``--compiled DIR``), is bound read-only. When the grader runs as root, the kernel
-runs as ``nobody`` so that the process limit holds (the kernel exempts root from it). The
+runs as an unprivileged user of its own (:func:`kernel_uid`: a uid no account and no other
+running kernel has), so that the process limit holds (Linux exempts root from it) and counts
+that kernel's processes and threads alone: kernels graded at once cannot starve one another.
+The
 kernel talks to its client over Unix sockets (IPC transport) in a fresh directory of its own
 (:func:`new_kernel_dir`), the one writable directory bound in.
 
@@ -30,10 +33,13 @@ from pathlib import Path
 
 KERNEL_NAME = "learn-jax-sandbox"
 NOBODY = 65534
+# Kernels run as KERNEL_UID_BASE + the launcher's PID: unique among running kernels (the
+# launcher execs bwrap, whose PID lives as long as the kernel), above every ordinary account.
+KERNEL_UID_BASE = 1_500_000_000
 MEMORY_BYTES = 4 * 2**30  # RLIMIT_DATA: heap and private mappings (XLA works under it)
 FILE_BYTES = 64 * 2**20  # RLIMIT_FSIZE: the largest file the kernel may write
 TMP_BYTES = 64 * 2**20  # size of the private /tmp
-PROCESSES = 512  # RLIMIT_NPROC for uid nobody (threads count: JAX starts a few dozen)
+PROCESSES = 512  # RLIMIT_NPROC per kernel's uid (threads count: JAX starts a few dozen)
 OPEN_FILES = 1024
 _KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
 _KEEP_ENV_PREFIX = ("JAX_", "XLA_", "TF_CPP_")
@@ -47,7 +53,15 @@ def bwrap() -> str | None:
 
 
 def _as_nobody() -> bool:
+    """Whether kernels drop to an unprivileged user (the grader is root, setpriv exists)."""
     return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+def kernel_uid(pid: int | None = None) -> int:
+    """The uid (and gid) of the kernel whose launcher has process id ``pid`` (default: this
+    process): :data:`KERNEL_UID_BASE` + ``pid``. No two kernels alive at once share it, so
+    each has its own ``RLIMIT_NPROC`` budget, and none can signal or ptrace another."""
+    return KERNEL_UID_BASE + (os.getpid() if pid is None else pid)
 
 
 def _package_dir() -> Path:
@@ -79,9 +93,11 @@ def _ancestors(paths: list[Path]) -> list[Path]:
     return sorted(found, key=lambda p: (len(p.parts), str(p)))
 
 
-def sandbox_args(runtime_dir: Path, compiled: Path | None = None) -> list[str]:
+def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | None = None
+                 ) -> list[str]:
     """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``, and
-    reading the shared compilation cache ``compiled`` (bound read-only) when given."""
+    reading the shared compilation cache ``compiled`` (bound read-only) when given. As root,
+    the kernel runs as ``uid`` (default :func:`kernel_uid` of this process)."""
     from autograder.grader.compile_cache import reader_env, without_cache_settings
 
     args = [bwrap() or "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
@@ -124,7 +140,8 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None) -> list[str]:
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
     if _as_nobody():
-        args += ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+        uid = kernel_uid() if uid is None else uid
+        args += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     else:
         args += ["--cap-drop", "ALL", "--"]
@@ -135,7 +152,7 @@ def set_limits() -> None:
     """Apply the kernel's resource limits to this process (inherited by what it execs)."""
     limits = {resource.RLIMIT_DATA: MEMORY_BYTES, resource.RLIMIT_FSIZE: FILE_BYTES,
               resource.RLIMIT_NOFILE: OPEN_FILES, resource.RLIMIT_CORE: 0}
-    if _as_nobody():  # the kernel exempts root; for other users the count is per user
+    if _as_nobody():  # Linux exempts root; the count is per uid, and each kernel has its own
         limits[resource.RLIMIT_NPROC] = PROCESSES
     for which, value in limits.items():
         soft, hard = resource.getrlimit(which)
@@ -298,8 +315,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"usage: python -m autograder.grader.sandbox [{CPUS_OPTION} N,M...] "
                  f"[{COMPILED_OPTION} DIR] CONNECTION_FILE [ARGS...]")
     connection_file = args[0]
-    if _as_nobody():
-        os.chown(connection_file, NOBODY, NOBODY)
+    if _as_nobody():  # this kernel's own uid (this launcher's PID stays bwrap's)
+        os.chown(Path(connection_file).parent, kernel_uid(), kernel_uid())
+        os.chown(connection_file, kernel_uid(), kernel_uid())
     command = kernel_command(connection_file, args[1:], compiled)
     set_limits()
     os.execv(command[0], command)

@@ -39,13 +39,28 @@ def assignments(course: Path = SOLUTIONS) -> list[str]:
     return sorted(p.stem for p in course.glob("*.ipynb"))
 
 
-def _safe(name: str) -> str:
-    """A student name usable as a folder name; a name that had to change gets a short hash of
-    the original, so two folders (``eve`` and ``eve.``) never become one student."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "student"
-    if cleaned == name:
-        return cleaned
-    return f"{cleaned}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+NAME_CHARS = 100  # the longest student or assignment name used in files and reports
+# The names the grader writes into file names, reports and exports: letters, digits, ``_``,
+# ``.`` and ``-``, starting and ending with a letter or digit (no ``..``, no hidden file,
+# no leading ``-``
+# or ``=`` that a shell or a spreadsheet would read as an option or a formula).
+SAFE_NAME = re.compile(rf"[A-Za-z0-9](?:[A-Za-z0-9_.-]{{0,{NAME_CHARS - 2}}}[A-Za-z0-9])?")
+
+
+def is_safe_name(name: str) -> bool:
+    """Whether ``name`` is a student or assignment name as the grader writes them
+    (:data:`SAFE_NAME`): what :func:`safe_name` keeps as it is."""
+    return isinstance(name, str) and SAFE_NAME.fullmatch(name) is not None
+
+
+def safe_name(name: str) -> str:
+    """``name`` within :data:`SAFE_NAME`, usable as a folder name and in any report; a name
+    that had to change gets a short hash of the original, so two folders (``eve`` and
+    ``eve.``, ``=bob`` and ``bob``) never become one student."""
+    if is_safe_name(name):
+        return name
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:NAME_CHARS - 9]
+    return f"{cleaned.rstrip('._-') or 'student'}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
 # Assignments renamed after learners could save copies: old stem -> current stem. A notebook
@@ -139,7 +154,7 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
             if assignment and not given and not folder_link and named != assignment:
                 if named in known:
                     continue  # another assignment's notebook
-            name = "linked-folder" if folder_link else (assignment or named)
+            name = "linked-folder" if folder_link else safe_name(assignment or named)
             problem = ""
             if linked:
                 problem = (f"{rel} is a symbolic link; links are not followed: submit the "
@@ -191,7 +206,7 @@ def _mark_clashes(found: list[Submission], source: Path | None = None) -> list[S
     one file maps to (see :func:`discover`): nothing is overwritten, nothing guessed."""
     by_key: dict[tuple[str, str], list[Submission]] = {}
     for sub in found:
-        sub.student = _safe(sub.student)
+        sub.student = safe_name(sub.student)
         by_key.setdefault((sub.student, sub.assignment), []).append(sub)
     released: dict[str, set[str] | None] = {}
     kept: list[Submission] = []

@@ -11,10 +11,35 @@ from typing import Any
 
 import numpy as np
 
+from autograder.kernel.config_watch import (  # noqa: F401 - their home before
+    DEFAULT_CONFIG,
+    config_message,
+    config_snapshot,
+    describe_changes,
+    restore_config,
+)
+
+
+def jitted_type() -> type:
+    """The type of the functions ``jax.jit`` returns (``jaxlib``'s ``PjitFunction`` on JAX
+    0.7 and 0.10): a type made in C++, which Python code cannot subclass or imitate."""
+    try:
+        from jaxlib._jax import PjitFunction
+
+        return PjitFunction
+    except ImportError:  # another jaxlib layout: ask JAX's own jit, not the patchable name
+        from jax._src import api
+
+        return type(api.jit(lambda x: x))
+
 
 def is_jitted(fn: Any) -> bool:
-    """True when ``fn`` is a ``jax.jit``-wrapped function (it can be lowered and traced)."""
-    return callable(fn) and hasattr(fn, "lower") and hasattr(fn, "trace")
+    """True when ``fn`` is a function ``jax.jit`` made (directly or as a decorator).
+
+    Decided by its real type (:func:`jitted_type`), never by attributes: an object that
+    merely has ``lower`` and ``trace`` attributes is not jitted. ``jax.vmap(jax.jit(f))`` is a
+    plain function (write ``jax.jit(jax.vmap(f))`` for one compiled program)."""
+    return type(fn) is jitted_type()
 
 
 def check_jitted(fn: Any, name: str = "the function") -> None:
@@ -30,33 +55,56 @@ def check_jitted(fn: Any, name: str = "the function") -> None:
         "`f = jax.jit(f)` or decorate the def with `@jax.jit`."))
 
 
-def cache_size(fn: Any) -> int | None:
-    """How many compiled versions a jitted function holds (None if JAX does not say)."""
-    size = getattr(fn, "_cache_size", None)
-    return size() if callable(size) else None
+def cache_size(fn: Any) -> int:
+    """How many compiled versions a jitted function holds, as JAX's own jitted type counts
+    them (an attribute the object defines is never consulted).
+
+    Raises:
+        AssertionError: when ``fn`` is not a function ``jax.jit`` made: its compilations
+            cannot be counted, and a count that is not there is never read as 0.
+    """
+    if not is_jitted(fn):
+        raise AssertionError(
+            f"a {type(fn).__name__} is not a jitted function, so how often it compiles "
+            "cannot be measured: wrap it with `jax.jit` (or decorate the def with `@jax.jit`).")
+    return int(jitted_type()._cache_size(fn))
 
 
 def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: Any) -> None:
     """Assert that a second call with same-shaped arguments reuses the first compilation.
 
+    The count is JAX's own (:func:`cache_size`); a function that is not jitted, or whose
+    calls change JAX's configuration, fails.
+
     Raises:
-        AssertionError: when ``fn`` is not jitted, or when the second call compiled again
+        AssertionError: when ``fn`` is not jitted, when the second call compiled again
             (typically a ``jax.jit`` created inside the function, or a static argument
-            that changes on every call).
+            that changes on every call), or when a call changed ``jax.config``.
     """
     from autograder.kernel.reporter import observe
     from autograder.kernel.timing import block
 
     check_jitted(fn, name)
-    block(fn(*args, **kwargs))
-    before = cache_size(fn)
-    block(fn(*args, **kwargs))
-    after = cache_size(fn)
-    again = before is not None and after is not None and after > before
-    observe(f"{name} compiles once", (
+    check = f"{name} compiles once"
+    if not is_jitted(fn):
+        observe(check, f"{name} is not a jitted function, so whether it compiles once cannot "
+                "be measured: wrap it with `jax.jit`.")
+        return
+    config = config_snapshot()
+    try:
+        block(fn(*args, **kwargs))
+        before = cache_size(fn)
+        block(fn(*args, **kwargs))
+        after = cache_size(fn)
+    finally:
+        changed = restore_config(config)
+    if changed:
+        observe(check, config_message(name, changed))
+        return
+    observe(check, (
         f"{name} was compiled again on a second call with the same shapes "
         f"({before} -> {after} cached versions). Are static arguments changing, or is "
-        "`jax.jit` applied afresh on each call?") if again else None)
+        "`jax.jit` applied afresh on each call?") if after > before else None)
 
 
 def _code_objects(code: CodeType) -> list[CodeType]:
@@ -84,7 +132,12 @@ def check_pure(fn: Callable, *args: Any, name: str = "the function", **kwargs: A
     """
     from autograder.kernel.reporter import observe
 
-    observe(f"{name} is pure", impurity(fn, *args, name=name, **kwargs))
+    config = config_snapshot()
+    try:
+        problem = impurity(fn, *args, name=name, **kwargs)
+    finally:
+        changed = restore_config(config)
+    observe(f"{name} is pure", config_message(name, changed) if changed else problem)
 
 
 def impurity(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any) -> str | None:
@@ -180,26 +233,19 @@ def check_vectorised(
     """
     from autograder.kernel.reporter import observe
 
-    small = jaxpr_size(fn, *make_args(2))
-    large = jaxpr_size(fn, *make_args(16))
+    config = config_snapshot()
+    try:
+        small = jaxpr_size(fn, *make_args(2))
+        large = jaxpr_size(fn, *make_args(16))
+    finally:
+        changed = restore_config(config)
+    if changed:
+        observe(f"{name} is vectorised", config_message(name, changed))
+        return
     observe(f"{name} is vectorised", (
         f"{name} traces to more operations for 16 examples than for 2: it loops over the "
         "batch in Python. Use `jax.vmap` so the program stays the same size whatever the "
         "batch.") if large > small else None)
-
-
-# JAX settings an answer may change that would change what the checks measure: a test runs with
-# these values (``jax_disable_jit`` would let code that cannot be traced pass a jit question).
-DEFAULT_CONFIG: dict[str, object] = {
-    "jax_disable_jit": False,
-    "jax_enable_x64": False,
-    "jax_debug_nans": False,
-    "jax_debug_infs": False,
-    "jax_check_tracer_leaks": False,
-    "jax_numpy_rank_promotion": "allow",
-    "jax_numpy_dtype_promotion": "standard",
-    "jax_default_matmul_precision": None,
-}
 
 
 def restore_default_config() -> list[str]:

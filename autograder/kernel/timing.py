@@ -40,6 +40,10 @@ NEAR_MISS = 0.8
 
 Clock = Callable[[], float]
 _last_intruders: set[str] = set()  # foreign threads seen by the last compare(fresh=True)
+# JAX settings a function changed during the last compare(): name -> {setting: (before,
+# after)}. Each change is undone before the next call, outside the timed part, so that no
+# function's timing runs under a setting another one left behind.
+_last_config_changes: dict[str, dict[str, tuple[Any, Any]]] = {}
 WALL: Clock = time.perf_counter
 CPU: Clock = time.process_time
 
@@ -193,27 +197,49 @@ def _scaled(leaf: Any, factor: float) -> Any:
     return leaf * np.asarray(factor, dtype=dtype)
 
 
+def _undo_config(before: dict[str, Any], who: str) -> None:
+    """Undo changes to JAX's settings since ``before`` and note them under ``who``."""
+    from autograder.kernel.config_watch import restore_config
+
+    changed = restore_config(before)
+    if changed:
+        _last_config_changes.setdefault(who, {}).update(changed)
+
+
 def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WALL,
-         fresh: FreshInputs | None = None) -> float:
-    """Seconds per call of ``fn``, over ``number`` calls (fresh inputs, untimed, if given)."""
+         fresh: FreshInputs | None = None, who: str = "") -> float:
+    """Seconds per call of ``fn``, over ``number`` calls (fresh inputs, untimed, if given).
+
+    JAX's configuration is compared before and after (and, with fresh inputs, its settings
+    that change what is measured after every call), outside the timed part: a change is
+    undone and noted in :data:`_last_config_changes` under ``who``."""
+    from autograder.kernel.config_watch import DEFAULT_CONFIG, config_snapshot
+
+    config = config_snapshot()
     if fresh is None:
         start = clock()
         for _ in range(number):
             block(fn(*args, **kwargs))
-        return (clock() - start) / number
+        elapsed = (clock() - start) / number
+        _undo_config(config, who)
+        return elapsed
+    watched = {name: config[name] for name in DEFAULT_CONFIG if name in config}
     total = 0.0
     for _ in range(number):
         call_args, call_kwargs = fresh.next()
         start = clock()
         block(fn(*call_args, **call_kwargs))
         total += clock() - start
+        if config_snapshot(watched) != watched:
+            _undo_config(config, who)
+    _undo_config(config, who)
     return total / number
 
 
 def _loops_for(fn: Callable, args: tuple, kwargs: dict, target: float,
-               fresh: FreshInputs | None = None) -> int:
+               fresh: FreshInputs | None = None, who: str = "") -> int:
     """How many back-to-back calls make one measurement last at least ``target`` seconds."""
-    single = _run(fn, args, kwargs, 1, fresh=fresh)
+    single = _run(fn, args, kwargs, 1, fresh=fresh, who=who)
     if single >= target:
         return 1
     return min(1000, max(1, int(target / max(single, 1e-7)) + 1))
@@ -243,16 +269,23 @@ def compare(
     Returns:
         name -> :class:`Timing` with per-call seconds for each round.
     """
+    from autograder.kernel.config_watch import config_snapshot
+
     inputs = FreshInputs(args, kwargs) if fresh else None
     _last_intruders.clear()
-    for fn in fns.values():
+    _last_config_changes.clear()
+    for name, fn in fns.items():
         for _ in range(warmup):
+            config = config_snapshot()
             block(fn(*args, **kwargs))
-    loops = {name: _loops_for(fn, args, kwargs, target, inputs) for name, fn in fns.items()}
+            _undo_config(config, name)
+    loops = {name: _loops_for(fn, args, kwargs, target, inputs, name)
+             for name, fn in fns.items()}
     timings = {name: Timing(name) for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, inputs))
+            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, inputs,
+                                              name))
     if inputs is not None:
         _last_intruders.update(inputs.intruders)
     return timings
@@ -357,17 +390,24 @@ def check_speedup(
     clock = kwargs.pop("clock", None) or timing_test_clock()
     result = None
     intruders: set[str] = set()
+    changed: dict[str, tuple[Any, Any]] = {}
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
                          rounds=rounds, warmup=warmup, fresh=True, **kwargs)
         intruders |= _last_intruders
-        if result.ratio >= bar or result.ratio < NEAR_MISS * bar:
+        for found in _last_config_changes.values():
+            changed.update(found)
+        if changed or result.ratio >= bar or result.ratio < NEAR_MISS * bar:
             break
     assert result is not None
     print(f"Timing: {what} ran {result} ; required at least {bar:.1f}x.")
     got: dict[str, Any] = {"ratio": result.ratio}
     if intruders:
         got["threads"] = sorted(intruders)[:5]
+    if changed:  # the answer's change was undone before the reference ran; it fails the test
+        from autograder.kernel.config_watch import describe_changes
+
+        got["config"] = describe_changes(changed)
     submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))
     return result
 

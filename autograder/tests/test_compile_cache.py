@@ -112,6 +112,27 @@ def test_trusted_run_caches_public_programs_only(tmp_path: Path) -> None:
     assert all(p.stat().st_mode & 0o777 == 0o644 for p in compiled_programs(cache).iterdir())
 
 
+def test_a_function_an_answer_returned_is_not_cached(tmp_path: Path) -> None:
+    """When a visible test calls a function the reference answer *returned* (library code
+    only, ``jax.jit(jnp.sinh)``: no answer code in its program or on the stack), is its
+    program kept out of the cache, while what the same test compiled before calling the
+    answer (its honest twin) is cached?"""
+    answer = ("def build_fast():\n    return jax.jit(jnp.sinh)\n"
+              "double = jax.jit(lambda x: 2 * x)\n")
+    tests = ("def public_probe_fn(v):\n    return v * 3\n"
+             "jax.jit(public_probe_fn)(jnp.ones(3))\n"
+             "FAST = build_fast()\n"
+             "FAST(jnp.ones(5))\n"
+             'with feedback("Question 1"):\n'
+             '    check_array(double(jnp.arange(3.0)), name="double(arange(3.0))")\n')
+    nb = _source(tmp_path / "src", answer=answer, tests=tests)
+    cache = tmp_path / "records"
+    trusted_records(nb, cache)
+    names = " ".join(p.name for p in compiled_programs(cache).iterdir())
+    assert "jit_public_probe_fn" in names, names
+    assert "sinh" not in names, names
+
+
 def test_recording_writes_nothing_without_jax_functions(monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
     """On a JAX without the functions the filter wraps, does recording say so and leave

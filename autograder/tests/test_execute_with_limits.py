@@ -179,3 +179,23 @@ def test_process_tree_cpu_counts_children(tmp_path) -> None:
         parent.kill()
         parent.wait()
     assert process_tree_cpu(2**22 + 12345) is None
+
+
+def test_evidence_cut_by_its_budget_is_flagged_on_the_cell() -> None:
+    """Does a cell whose check results overflow the evidence budget get flagged (how many were
+    dropped, in metadata the kernel cannot write), while a cell within it (its honest twin)
+    keeps all of its results and no flag?"""
+    from autograder.core.evidence import MIME as EVIDENCE
+    from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT
+
+    publish = ("for i in range({n}):\n    display({{{mime!r}: {{'check': 'array', 'name': "
+               "str(i), 'got': {{'none': True}}, 'pad': 'y' * 1_000}}}}, raw=True)")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(publish.format(n=50, mime=EVIDENCE)),
+        nbformat.v4.new_code_cell(publish.format(n=5, mime=EVIDENCE))])
+    ExecuteWithLimits(kernel_name="python3", timeout=60, max_evidence_bytes=20_000).preprocess(
+        nb, {"metadata": {}})
+    flooded, honest = nb.cells
+    assert 0 < len(flooded.outputs) < 50 and flooded.metadata[EVIDENCE_CUT] == \
+        50 - len(flooded.outputs)
+    assert len(honest.outputs) == 5 and EVIDENCE_CUT not in honest.metadata

@@ -292,3 +292,26 @@ def test_a_screened_helper_cell_does_not_fail_a_passing_question(tmp_path: Path)
     assert result["score"] == 5
     assert all(q["status"] == "passed" for q in result["questions"])
     assert "import time" in result["message"] and "not run" in result["message"]
+
+
+def test_require_sandbox_refuses_before_any_code_runs(tmp_path: Path, monkeypatch,
+                                                      capsys) -> None:
+    """Without a working sandbox, does `grade --require-sandbox` exit 2 with a clear message
+    before any kernel starts (nothing graded, no result written), while the same command
+    without the option goes on to grade?"""
+    from autograder.__main__ import main as cli
+    from autograder.grader import grade
+    from autograder.tests.conftest import FIXTURES
+
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    shutil.copy(FIXTURES / "submissions" / "correct.ipynb",
+                tmp_path / "subs" / "ann" / "00_tiny.ipynb")
+    monkeypatch.setattr(grade, "isolation", lambda: "none")
+    started = []
+    monkeypatch.setattr(grade, "_grade_all", lambda todo, *a: started.append(todo) or [])
+    args = ["grade", str(tmp_path / "subs"), "--source", str(FIXTURES / "course"), "--out",
+            str(tmp_path / "out")]
+    assert cli([*args, "--require-sandbox"]) == 2
+    assert "--require-sandbox" in capsys.readouterr().err and started == []
+    assert not list((tmp_path / "out").glob("*/*/result.json"))
+    assert cli(args) == 0 and len(started) == 1  # the twin: unisolated, with a warning

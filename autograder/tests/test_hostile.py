@@ -94,6 +94,11 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     # hidden tests (their marker) reach neither the page nor result.json.
     "print-history": ("def double(x):\n    print('\\n'.join(In), _ih[-1:], _i, _ii)\n"
                       "    return 2 * x\n", 5, "passed"),
+    # Markup in a message: the answer raises with HTML and Markdown in its text, which the
+    # item analysis of summary.md quotes (the job summary in CI): it must show as text.
+    "markup-in-message": ("def double(x):\n    raise ValueError('<img src=x onerror=alert(1)> "
+                          "![p](https://example.invalid/p.png) [click](https://example.invalid)"
+                          "')\n", 3, "error"),
     # Stored script: the answer is right, the page must not run what it printed.
     "script-in-output": (CORRECT_Q1 + "display({'text/html': '<b>bold</b><script>"
                          "document.title = \"OWNED\"</script><img src=x onerror=alert(1)>'}, "
@@ -131,9 +136,12 @@ STRUCTURE = {
     "two-files": "2 files are assignment 00_tiny",  # also 00_tiny-honest-00-correct.ipynb
     "too-many-cells": "more than the exercise's",
 }
-NESTED = "nested-identity"  # holds honest-00-correct/00_tiny.ipynb: a stub, graded as its own
+NESTED = "nested-identity"
+# A student folder named like a spreadsheet formula, holding an honest correct submission:
+# graded under a safe name (5 points), with no cell of any CSV starting a formula.
+FORMULA_FOLDER = "=1+2"  # holds honest-00-correct/00_tiny.ipynb: a stub, graded as its own
 HONEST = {"correct": 5, "partial": 3, "empty-stub": 0}
-HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - len(STRUCTURE) - 3
+HONEST_COPIES = 50 - len(ANSWERS) - len(SANDBOXED) - len(BAD_FILES) - len(STRUCTURE) - 4
 
 
 def _with_q1(source: str) -> nbformat.NotebookNode:
@@ -184,6 +192,7 @@ def _corpus(root: Path, canary: Path) -> None:
     many.cells += [nbformat.v4.new_code_cell("") for _ in range(2_050)]
     _write(root / "too-many-cells", many)
     _write(root / NESTED / "honest-00-correct", _with_q1("raise NotImplementedError()\n"))
+    _write(root / FORMULA_FOLDER, _with_q1(CORRECT_Q1))
     kinds = list(HONEST)
     for i in range(HONEST_COPIES):
         kind = kinds[i % len(kinds)]
@@ -257,6 +266,35 @@ def test_feedback_runs_nothing_a_submission_printed(batch: dict) -> None:
     assert "<b>bold</b>" in page
     assert "<script>document.title" not in page
     assert not re.search(r"<img[^>]*onerror", page)
+
+
+@pytest.mark.slow
+def test_reports_are_inert(batch: dict) -> None:
+    """Does an answer's message full of HTML and Markdown reach summary.md as text (no tag,
+    no image or link), and does a student folder named ``=1+2`` get a safe name, its 5 points,
+    and no CSV cell that a spreadsheet would read as a formula?"""
+    import csv
+
+    armed = batch["results"]["markup-in-message"]["questions"][0]["message"]
+    assert "<img src=x onerror=alert(1)>" in armed  # the attack reached the result as it was
+    summary = (batch["out"] / "summary.md").read_text()
+    assert "<img" not in summary and not re.search(r"(?<!\\)\[(p|click)\]", summary)
+    formula = [r for r in batch["results"].values()
+               if Path(r["submission"]).parent.name == FORMULA_FOLDER]
+    assert len(formula) == 1 and (formula[0]["status"], formula[0]["score"]) == ("graded", 5)
+    assert formula[0]["student"].startswith("1_2-")
+    with open(batch["out"] / "grades.csv", newline="") as fh:
+        cells = [cell for row in csv.reader(fh) for cell in row]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+
+
+@pytest.mark.slow
+def test_evidence_cut_by_its_budget_is_said(batch: dict) -> None:
+    """Does the evidence flood (results past the 4 MB evidence budget, dropped) say so in its
+    question's message, while the chatty honest twin's message says nothing of it?"""
+    flood = batch["results"]["evidence-flood"]["questions"][0]
+    assert "check result(s) of this test cell were dropped" in flood["message"], flood
+    assert "dropped" not in batch["results"]["chatty-during-tests"]["questions"][0]["message"]
 
 
 @pytest.mark.slow
@@ -643,4 +681,86 @@ def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -
     with pytest.raises(AssertionError, match="only .*x as fast"):  # the twin: slow, no thread
         timing.check_speedup(eager_answer, _eager_smooth, x, required=1.5, clock=timing.CPU)
     assert timing.check_speedup(jax.jit(_eager_smooth), _eager_smooth, x, required=1.5,
+                                clock=timing.CPU).ratio > 1.5
+
+
+# ---------------------------------------------------------------- how an answer works is
+# established outside its control: the real jitted type, JAX's own compile count, and JAX's
+# global configuration watched around every call a check or a timing test makes
+
+
+class _FakeJitted:
+    """A hostile answer: eager code dressed as a jitted function (``lower`` and ``trace``
+    attributes, a ``_cache_size`` that never grows) that flips a JAX setting on every call, so
+    that the reference timed next to it runs under that setting."""
+
+    def __init__(self, fn, setting: str) -> None:
+        self.fn, self.setting = fn, setting
+        self.lower = self.trace = lambda *a, **k: None
+        self._cache_size = lambda: 1
+
+    def __call__(self, x):
+        jax.config.update(self.setting, not getattr(jax.config, self.setting))
+        return self.fn(x)
+
+
+def _smooth_batch(xs: Any) -> Any:
+    """The slow reference of a batched question: one example at a time, from Python."""
+    return jnp.stack([_eager_smooth(x) for x in xs])
+
+
+@pytest.mark.parametrize("setting", ["jax_disable_jit", "jax_debug_nans"])
+def test_a_fake_jitted_answer_that_flips_jax_settings_loses_its_points(setting: str) -> None:
+    """Does an eager object with ``lower``/``trace`` attributes that flips a JAX setting on
+    every call fail "is jitted", "compiles once" (its own cache size is never read) and the
+    timing test (the change is named, and undone before the reference runs), leaving the
+    setting as it was?"""
+    from autograder.kernel.jax_checks import cache_size, check_jitted, check_no_retrace
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    before = getattr(jax.config, setting)
+    fake = _FakeJitted(_eager_smooth, setting)
+    try:
+        with pytest.raises(AssertionError, match="not a jitted function"):
+            check_jitted(fake, "fast")
+        with pytest.raises(AssertionError, match="cannot be measured"):
+            cache_size(fake)
+        with pytest.raises(AssertionError, match="not a jitted function"):
+            check_no_retrace(fake, x, name="fast(x)")
+        with pytest.raises(AssertionError, match=f"changed JAX's global configuration.*{setting}"):
+            timing.check_speedup(fake, _eager_smooth, x, required=1.5, clock=timing.CPU)
+        assert getattr(jax.config, setting) == before
+    finally:
+        jax.config.update(setting, before)
+
+
+def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
+    """The twins: does a jitted answer keep every point when a JAX setting was changed
+    *before* the tests (and stays so), and does an honest ``vmap(jit(f))`` pass the timing
+    and vectorisation tests (its config untouched)?"""
+    from autograder.kernel.jax_checks import (
+        cache_size,
+        check_jitted,
+        check_no_retrace,
+        check_vectorised,
+    )
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    jax.config.update("jax_numpy_rank_promotion", "raise")  # the learner's choice, beforehand
+    try:
+        fast = jax.jit(_eager_smooth)
+        check_jitted(fast, "fast")
+        check_no_retrace(fast, x, name="fast(x)")
+        size = cache_size(fast)  # JAX's own count (shared by jits of one function)
+        fast(x * 2)
+        assert size >= 1 and cache_size(fast) == size
+        assert timing.check_speedup(fast, _eager_smooth, x, required=1.5,
+                                    clock=timing.CPU).ratio > 1.5
+        assert jax.config.jax_numpy_rank_promotion == "raise"  # left as the learner set it
+    finally:
+        jax.config.update("jax_numpy_rank_promotion", "allow")
+    batched = jax.vmap(jax.jit(_eager_smooth))
+    xs = jnp.stack([x * (1 + k) for k in range(8)])
+    check_vectorised(batched, lambda n: (xs[:1].repeat(n, axis=0),), name="batched")
+    assert timing.check_speedup(batched, _smooth_batch, xs, required=1.5,
                                 clock=timing.CPU).ratio > 1.5

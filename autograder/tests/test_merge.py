@@ -89,19 +89,23 @@ def test_merge_refuses_conflicting_results(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url: str) -> None:
+def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url: str,
+                                                    monkeypatch) -> None:
     """Graded as 4 shards in parallel processes writing one PostgreSQL gradebook, then merged,
     do 40 submissions get the same grades.csv, summary.md and Canvas/Moodle exports as one
     unsharded run, every grade exactly once in the gradebook, and a second merge change
-    nothing?"""
+    nothing? (Shards and merge hold the results key, as in CI.)"""
+    import os
+
+    monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
     subs = tmp_path / "subs"
     cases = _class(subs)
     shards_db = fresh_database(postgres_url, "shards")
     procs = [subprocess.Popen(
         [sys.executable, "-m", "autograder", *_grade_args(
             subs, tmp_path / f"shard{k}", "--shard", f"{k}/{SHARDS}", "--db", shards_db)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for k in range(1, SHARDS + 1)]
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ)) for k in range(1, SHARDS + 1)]
     logs = [p.communicate(timeout=900)[0] for p in procs]
     assert [p.returncode for p in procs] == [0] * SHARDS, "\n".join(logs)[-3000:]
 
@@ -130,3 +134,120 @@ def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url
     assert main(["merge", *shard_dirs, "--out", str(merged), "--db", merged_db,
                  "--source", str(FIXTURES / "course")]) == 0
     assert _totals(merged_db) == want and (merged / "grades.csv").read_text() == before
+
+
+# ---------------------------------------------------------------- merge verifies what it
+# merges: identity from the folder layout, manifests signed with the results key
+
+KEY = "course-results-key-for-tests"
+
+
+def _shard(folder: Path, results: list[tuple[str, str, float]], key: str | None = KEY) -> None:
+    """A shard as grading writes it: result folders and a manifest (signed with ``key``)."""
+    from autograder.grader.manifest import write_manifest
+    from autograder.grader.result import Result
+
+    for student, assignment, score in results:
+        Result(student, assignment, f"{student}/{assignment}.ipynb", score=score,
+               max_score=5).write(folder)
+    write_manifest(folder, [(s, a) for s, a, _ in results], key.encode() if key else None)
+
+
+def _merge(tmp_path: Path, *shards: str) -> int:
+    return main(["merge", *(str(tmp_path / s) for s in shards), "--out", str(tmp_path / "out"),
+                 "--source", str(FIXTURES / "course")])
+
+
+def test_a_result_naming_another_student_is_refused(tmp_path: Path, capsys) -> None:
+    """Does a result.json in mallory's folder that names ann (to give ann its score) stop the
+    merge with a message naming the file, while ann's own honest shard, alone, merges?"""
+    _shard(tmp_path / "honest", [("ann", "00_tiny", 2.0)], key=None)
+    forged = tmp_path / "forged" / "mallory" / "00_tiny"
+    forged.mkdir(parents=True)
+    forged.joinpath("result.json").write_text(json.dumps(
+        {"student": "ann", "assignment": "00_tiny", "submission": "x", "score": 5.0}))
+    assert _merge(tmp_path, "honest", "forged") == 2
+    err = capsys.readouterr().err
+    assert str(forged / "result.json") in err and "names student 'ann'" in err
+    assert not (tmp_path / "out" / "ann").exists()
+    from autograder.grader.merge import merge
+
+    merged = merge([tmp_path / "honest"], tmp_path / "out", key=b"")
+    assert [(r.student, r.score) for r in merged] == [("ann", 2.0)]
+
+
+def test_a_result_whose_student_leads_out_is_refused(tmp_path: Path, capsys) -> None:
+    """Is a result naming student ``../../x`` (in its own folder, or in a folder so named)
+    refused, with nothing written outside --out?"""
+    inside = tmp_path / "shard" / "mallory" / "00_tiny"
+    inside.mkdir(parents=True)
+    inside.joinpath("result.json").write_text(json.dumps(
+        {"student": "../../x", "assignment": "00_tiny", "submission": "x", "score": 5.0}))
+    assert _merge(tmp_path, "shard") == 2
+    assert "refused" in capsys.readouterr().err
+    dotted = tmp_path / "dots" / "..x" / "00_tiny"
+    dotted.mkdir(parents=True)
+    dotted.joinpath("result.json").write_text(json.dumps(
+        {"student": "..x", "assignment": "00_tiny", "submission": "x", "score": 5.0}))
+    assert _merge(tmp_path, "dots") == 2
+    assert "not a student and assignment name" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists() and not (tmp_path.parent / "x").exists()
+
+
+def test_with_a_key_only_shards_it_signed_are_merged(tmp_path: Path, monkeypatch,
+                                                     capsys) -> None:
+    """With LEARN_JAX_RESULTS_KEY set, is a shard refused when a score was edited after
+    grading, when a result was added, when it has no manifest or one signed with another key
+    (each named), while the honest signed shards merge and get a signed manifest of their
+    own?"""
+    from autograder.grader.manifest import verify
+    from autograder.grader.merge import merge
+
+    monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
+    _shard(tmp_path / "a", [("ann", "00_tiny", 2.0)])
+    _shard(tmp_path / "b", [("bob", "00_tiny", 5.0)])
+    merged = merge([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
+    assert sorted((r.student, r.score) for r in merged) == [("ann", 2.0), ("bob", 5.0)]
+    assert verify(tmp_path / "out", KEY.encode()) is not None
+
+    def refused(shard: str, why: str) -> None:
+        assert _merge(tmp_path, shard) == 2, shard
+        assert why in capsys.readouterr().err, shard
+
+    _shard(tmp_path / "edited", [("eve", "00_tiny", 1.0)])
+    path = tmp_path / "edited" / "eve" / "00_tiny" / "result.json"
+    path.write_text(path.read_text().replace('"score": 1.0', '"score": 5.0'))
+    refused("edited", "was changed after grading")
+    _shard(tmp_path / "added", [("eve", "00_tiny", 1.0)])
+    Path(tmp_path / "added" / "zed" / "00_tiny").mkdir(parents=True)
+    (tmp_path / "added" / "zed" / "00_tiny" / "result.json").write_text(json.dumps(
+        {"student": "zed", "assignment": "00_tiny", "submission": "x", "score": 5.0}))
+    refused("added", "is not in")
+    _shard(tmp_path / "unsigned", [("eve", "00_tiny", 1.0)], key=None)
+    refused("unsigned", "does not verify")
+    _shard(tmp_path / "other-key", [("eve", "00_tiny", 1.0)], key="another key")
+    refused("other-key", "does not verify")
+    _shard(tmp_path / "none", [("eve", "00_tiny", 1.0)])
+    (tmp_path / "none" / "manifest.json").unlink()
+    refused("none", "no manifest")
+
+
+@pytest.mark.slow
+def test_a_graded_shard_signed_with_the_key_merges(tmp_path: Path, monkeypatch) -> None:
+    """Does a real grading run holding the key sign its manifest (and take the key out of its
+    environment, so no kernel inherits it), and does that shard merge with the key?"""
+    import os
+
+    from autograder.grader.manifest import verify
+
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    shutil.copy(FIXTURES / "submissions" / "correct.ipynb",
+                tmp_path / "subs" / "ann" / "00_tiny.ipynb")
+    monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
+    assert main(_grade_args(tmp_path / "subs", tmp_path / "shard", "--no-feedback")) == 0
+    assert "LEARN_JAX_RESULTS_KEY" not in os.environ
+    assert set(verify(tmp_path / "shard", KEY.encode())) == {"ann/00_tiny/result.json"}
+    monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
+    assert _merge(tmp_path, "shard") == 0
+    merged = json.loads((tmp_path / "out" / "ann" / "00_tiny" / "result.json").read_text())
+    assert (merged["student"], merged["score"]) == ("ann", 5)

@@ -261,3 +261,72 @@ def test_item_analysis_names_the_real_mistake_when_most_did_not_attempt():
                 for i in range(2)]
     (q1,) = item_analysis(results)
     assert (q1.failure, q1.failure_count, q1.not_attempted) == ("AssertionError: sign", 2, 5)
+
+
+# ---------------------------------------------------------------- reports are inert: text from
+# a submission is neutralised for where it lands (each attack beside its honest twin)
+
+MARKUP = ('<img src=x onerror=alert(1)> ![pixel](https://example.invalid/p.png) '
+          '[click](https://example.invalid) **loud** `code` <script>alert(1)</script> '
+          'www.example.invalid')
+
+
+def test_markup_in_a_message_is_shown_as_text_in_summary() -> None:
+    """Does a failure message full of HTML and Markdown (an image, a link, a script, emphasis,
+    a bare address), as an answer can raise it, reach summary.md with none of it live, while
+    an honest message keeps its words readable?"""
+    from autograder.grader.reports.summary import summary_markdown
+
+    attack = _graded("mallory", "00_a", _q("q1", 0, 2, "error", "ValueError: " + MARKUP))
+    honest = _graded("ann", "01_b", _q("q1", 0, 2, "failed",
+                                       "double(arange(3.0)) is wrong: x_max 2.0 != 4.0"))
+    text = summary_markdown([attack, honest])
+    import re
+
+    for live in ("<img", "<script", "**loud**", "`code`", "www.example", "https://"):
+        assert live not in text, live
+    assert not re.search(r"(?<!\\)[\[\]]", text.split("## Item analysis")[1]), text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text and "\\[click\\]" in text
+    assert "double(arange(3.0)) is wrong: x_max 2.0 != 4.0" in text
+    assert "| ann | 01_b |" in text  # names in the safe alphabet are unchanged
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh))
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_a_formula_in_any_csv_is_written_as_text(tmp_path: Path, start: str) -> None:
+    """Does every CSV written (grades.csv, changes.csv, both exports) start no cell with a
+    formula character (``= + - @``, tab, return): a message such as ``=HYPERLINK(...)`` gets
+    a leading ``'``, while an honest row is written unchanged, and a regrade still reads the
+    earlier grades.csv back as it was?"""
+    from autograder.grader.reports.common import csv_plain
+
+    payload = start + 'HYPERLINK("https://example.invalid","x")'
+    bad = Result("mallory", "00_a", "mallory/00_a.ipynb", status="invalid", message=payload,
+                 max_score=5)
+    good = _graded("ann", "00_a", _q("q1", 2, 2, "passed"))
+    write_reports([bad, good], tmp_path, exports=["canvas", "moodle"])
+    write_reports([bad, _graded("ann", "00_a", _q("q1", 1, 2, "failed", payload))], tmp_path,
+                  exports=["canvas", "moodle"])
+    for name in ("grades.csv", "changes.csv", "grades-canvas.csv", "grades-moodle.csv"):
+        for row in _rows(tmp_path / name):
+            for cell in row:
+                assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (name, cell)
+    rows = _rows(tmp_path / "grades.csv")
+    assert ["mallory", "00_a", "0", "5", "invalid", "'" + payload] in rows
+    assert ["ann", "00_a", "1", "2", "graded", ""] in rows  # the honest twin, unchanged
+    assert csv_plain("'" + payload) == payload and csv_plain("'quoted") == "'quoted"
+    assert ["ann", "00_a", "2", "1"] in _rows(tmp_path / "changes.csv")
+
+
+def test_every_csv_writer_uses_the_defusing_writer() -> None:
+    """Does no module of the grader write CSV with a bare ``csv.writer`` (every CSV goes
+    through the one defusing writer in reports/common.py)?"""
+    grader = ROOT / "autograder" / "grader"
+    bare = [str(p.relative_to(grader)) for p in grader.rglob("*.py")
+            if ("csv.writer(" in p.read_text() or "csv.DictWriter(" in p.read_text())
+            and p.name != "common.py"]
+    assert bare == []

@@ -86,7 +86,7 @@ print("uid", os.getuid(), "pid", os.getpid())
     proc = _run(tmp_path, code)
     assert proc.returncode == 0, proc.stderr
     if os.geteuid() == 0:
-        assert f"uid {sandbox.NOBODY}" in proc.stdout
+        assert f"uid {sandbox.kernel_uid()}" in proc.stdout
     assert secret.read_text() == "hidden"
 
 
@@ -122,3 +122,63 @@ def test_kernelspec_names_the_cpus_before_the_cache(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "autograder.grader.sandbox",
                            sandbox.CPUS_OPTION, "x", "conn.json"], capture_output=True, text=True)
     assert proc.returncode != 0 and "--cpus x" in proc.stderr
+
+
+# Started like the kernelspec's launcher (a process of its own that execs bwrap), so that each
+# sandboxed process gets the uid the grader would give its kernel.
+_LAUNCH = ("import os, sys\nfrom pathlib import Path\nfrom autograder.grader import sandbox\n"
+           "args = sandbox.sandbox_args(Path(sys.argv[1]))\nsandbox.set_limits()\n"
+           "os.execv(args[0], [*args, sys.executable, '-c', sys.argv[2]])\n")
+_HOG = """
+import threading, time
+held, stop = [], threading.Event()
+while len(held) < 5000:
+    try:
+        t = threading.Thread(target=stop.wait)
+        t.start()
+        held.append(t)
+    except RuntimeError:
+        break
+print("held", len(held), flush=True)
+time.sleep(60)
+"""
+_NEIGHBOUR = """
+import threading
+stop, started = threading.Event(), 0
+for _ in range(200):
+    try:
+        threading.Thread(target=stop.wait).start()
+        started += 1
+    except RuntimeError:
+        break
+stop.set()
+print("started", started, flush=True)
+"""
+
+
+def _launch(tmp_path: Path, name: str, code: str) -> subprocess.Popen:
+    runtime = tmp_path / name
+    sandbox.prepare_runtime_dir(runtime)
+    return subprocess.Popen([sys.executable, "-c", _LAUNCH, str(runtime), code],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_each_kernel_has_its_own_process_budget(sandboxed: None, tmp_path: Path) -> None:
+    """Two kernels at once: while one holds every thread its limit allows (a thread hog, the
+    attack), can the other (its honest twin) still start 200 threads? And is the hog itself
+    held to the limit?"""
+    if os.geteuid() != 0:
+        pytest.skip("kernels drop to their own unprivileged users only when the grader is root")
+    hog = _launch(tmp_path, "hog", _HOG)
+    try:
+        line = hog.stdout.readline()
+        assert line.startswith("held "), hog.stderr.read() if hog.poll() is not None else line
+        held = int(line.split()[1])
+        assert held < sandbox.PROCESSES  # the hog's own budget ran out
+        neighbour = _launch(tmp_path, "neighbour", _NEIGHBOUR)
+        out, err = neighbour.communicate(timeout=120)
+        assert neighbour.returncode == 0, err
+        assert out.split() == ["started", "200"], (out, err)
+    finally:
+        hog.kill()
+        hog.wait()

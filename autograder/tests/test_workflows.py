@@ -122,6 +122,13 @@ def test_grade_all_shards_sandboxes_and_merges() -> None:
     assert "--export canvas,moodle" in merge_runs and "GITHUB_STEP_SUMMARY" in merge_runs
     assert "roster canvas-gradebook canvas-columns overrides" in merge_runs
     assert "${{ secrets.CLASSROOM_TOKEN }}" in text
+    # The real deployment: as root (kernels drop to unprivileged users), sandbox required,
+    # shards signed with the results key and merged only when they verify.
+    assert any(r.startswith("sudo -E .venv/bin/python -m autograder grade") and
+               "--require-sandbox" in r for r in grade_runs)
+    for job in ("grade", "merge"):
+        assert any(s.get("env", {}).get("LEARN_JAX_RESULTS_KEY") ==
+                   "${{ secrets.LEARN_JAX_RESULTS_KEY }}" for s in jobs[job]["steps"]), job
     # Inputs reach scripts through the environment, never pasted into them (no injection).
     assert not any("${{ inputs." in s.get("run", "") for job in jobs.values()
                    for s in job["steps"])

@@ -42,6 +42,9 @@ from autograder.grader.proof import MIME
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"
 PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
+# Cell metadata the grader reads: how many check results (evidence) the cell's budget
+# dropped. Set here, outside the kernel (which writes outputs only, never metadata).
+EVIDENCE_CUT = "learn_jax_evidence_dropped"
 # kernel name -> a kernel started for the next notebook: its manager, runtime directory, and
 # the client that sent it the code to run ahead with that request's id (or None)
 _SPARE: dict[str, tuple[Any, Path | None, Any]] = {}
@@ -361,6 +364,11 @@ class ExecuteWithLimits(Execute):
             self._evidence_bytes[cell_index] = spent
             if len(data) == 1 and spent <= self.max_evidence_bytes:
                 return super().output(outs, msg, display_id, cell_index)
+            try:  # not silent: the grader says so in the result
+                meta = self.nb.cells[cell_index].setdefault("metadata", {})
+                meta[EVIDENCE_CUT] = int(meta.get(EVIDENCE_CUT, 0)) + 1
+            except (AttributeError, IndexError, TypeError, ValueError):
+                pass
             return None
         used = self._output_bytes.get(cell_index, 0)
         self._output_bytes[cell_index] = used + size

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from autograder.grader.result import Result
 
@@ -41,9 +43,60 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+# What starts Markdown's inline syntax in GitHub's flavour (emphasis, code spans, links and
+# images, which need ``[``, table cells, strike-through, math, escapes): each such character is
+# written escaped, so it shows as itself. ``_`` between two letters or digits starts no
+# emphasis (``00_tiny``), so it stays as it is; ``!``, ``(`` and ``)`` are harmless without
+# ``[``. Cells never start a line, so ``#``, ``+``, ``-`` and ``>`` start no block.
+_MD_SPECIAL = re.compile(r"[\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_AUTOLINK = re.compile(r"(?i)(://|www\.)")  # GitHub links bare addresses: break them
+
+
 def md(text: str) -> str:
-    """``text`` safe inside a Markdown table cell (one line, ``|`` escaped)."""
-    return one_line(text).replace("|", "\\|")
+    """``text`` inert inside a Markdown table cell or list item: one line, HTML escaped
+    (``<img>``, ``<a>``, entities show as text), Markdown's inline syntax escaped (no image,
+    link, emphasis or code span, no ``|`` ending the cell), and bare web addresses broken
+    (a zero-width space) so that GitHub does not make them links. Every text that came from
+    a submission (names, messages, printed values) goes through this before ``summary.md``,
+    which CI appends to its job summary."""
+    text = "".join(_HTML.get(ch, ch) for ch in one_line(text))
+    text = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], text)
+
+
+# Spreadsheets (Excel, LibreOffice, Google Sheets) read a cell starting with one of these as
+# a formula (or a tab/return that hides one); OWASP's rule for CSV injection prefixes ``'``.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """``value`` as a CSV cell a spreadsheet shows as text: one that starts a formula
+    (:data:`FORMULA_START`) gets a leading ``'``, which spreadsheets hide (OWASP's rule)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def csv_plain(text: str) -> str:
+    """A cell written by :func:`csv_cell` as it was (its ``'`` removed), for reading back."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START) else text
+
+
+class SafeCsvWriter:
+    """A ``csv.writer`` whose every cell goes through :func:`csv_cell`: every CSV the grader
+    writes (``grades.csv``, ``changes.csv``, LMS exports) is written with one."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self._writer = csv.writer(fh)
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        """Write one row, every cell defused."""
+        self._writer.writerow([csv_cell(v) for v in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        """Write rows, every cell defused."""
+        for row in rows:
+            self.writerow(row)
 
 
 def sorted_results(results: Iterable[Result]) -> list[Result]:
@@ -62,6 +115,4 @@ def write_csv(path: Path, rows: Iterable[Sequence[str]]) -> None:
     """Write ``rows`` (the header first) as a UTF-8 CSV at ``path``: every CSV the grader
     writes goes through here."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        for row in rows:
-            writer.writerow(list(row))
+        SafeCsvWriter(fh).writerows(rows)

@@ -8,7 +8,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grader.reports.common import by_submission, format_score, sorted_results
+from autograder.grader.reports.common import (
+    SafeCsvWriter,
+    by_submission,
+    csv_plain,
+    format_score,
+    sorted_results,
+)
 from autograder.grader.result import Result
 
 GRADES_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message")
@@ -19,7 +25,7 @@ CHANGES = "changes.csv"
 def write_grades(results: Iterable[Result], path: Path) -> None:
     """Write ``grades.csv``: one row per submission (columns :data:`GRADES_COLUMNS`)."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)
         writer.writerow(GRADES_COLUMNS)
         for r in sorted_results(results):
             writer.writerow([r.student, r.assignment, format_score(r.score),
@@ -62,7 +68,7 @@ def read_scores(path: Path) -> dict[tuple[str, str], float]:
             except (TypeError, ValueError):
                 raise ValueError(f"line {reader.line_num}: the score {row['score']!r} is not a "
                                  "number") from None
-            scores[(row["student"], row["assignment"])] = score
+            scores[(csv_plain(row["student"]), csv_plain(row["assignment"]))] = score
     except csv.Error as exc:
         raise ValueError(f"not CSV ({exc})") from None
     return scores
@@ -82,7 +88,7 @@ def score_changes(old: dict[tuple[str, str], float],
 def write_changes(changes: Sequence[Change], path: Path) -> None:
     """Write ``changes.csv`` (columns :data:`CHANGES_COLUMNS`; empty for no row)."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
+        writer = SafeCsvWriter(fh)
         writer.writerow(CHANGES_COLUMNS)
         for c in changes:
             writer.writerow([c.student, c.assignment, "" if c.old is None else format_score(c.old),
