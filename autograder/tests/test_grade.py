@@ -65,7 +65,7 @@ def test_renamed_assignment_grades_under_its_new_name(tmp_path: Path) -> None:
     for key in [("alice", "08_pmap.ipynb"), ("bob", "Copy of 08_pmap.ipynb"),
                 ("carol", "08_pmap (1).ipynb"), ("dan", "08_sharding.ipynb")]:
         assert (found[key].assignment, found[key].problem) == ("08_sharding", "")
-    assert "2 files are assignment 08_sharding of student erin" in \
+    assert "2 files hold work for assignment 08_sharding of student erin" in \
         found["erin", "08_pmap.ipynb"].problem
     (only,) = discover([tmp_path / "alice" / "08_pmap.ipynb"], known, "08_pmap")
     assert only.assignment == "08_sharding"
