@@ -9,7 +9,8 @@ no warning) and says it runs inside the tested range; autograder.compat's shims 
 exercise's reference answers pass with their hidden tests, every stub fails and every wrong
 answer shows its ``# expect:`` message, as on the pinned stack. Chapters also run on the tools'
 own runtime (``tools``: .venv, kernel ``python3``), whose exercises test_exercises.py checks.
-Each chapter and each exercise runs once per runtime.
+Each chapter and each exercise runs once per runtime (a chapter the book build just executed
+on the newest JAX is read from the book's execution cache).
 """
 
 from __future__ import annotations
@@ -51,10 +52,33 @@ def errors(cells: list) -> list[str]:
             for o in c.get("outputs", []) if o.output_type == "error"]
 
 
+BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"  # _config.yml's execute: cache
+
+
+def from_the_book(kernel: str, chapter: Path) -> nbformat.NotebookNode | None:
+    """The book's own execution of ``chapter`` on ``kernel``, when the book's execution cache
+    holds one for exactly this source (jupyter-cache's key covers the code cells and the
+    kernel's name, which _config.yml sets to learn-jax-newest); None otherwise."""
+    if not (BOOK_CACHE / "global.db").exists():
+        return None
+    from jupyter_cache import get_cache
+
+    nb = nbformat.read(chapter, as_version=4)
+    nb.metadata.setdefault("kernelspec", {})["name"] = kernel
+    cache = get_cache(BOOK_CACHE)
+    try:
+        record = cache.match_cache_notebook(nb)
+    except KeyError:
+        return None
+    return cache.get_cache_bundle(record.pk).nb
+
+
 @functools.cache
 def executed_chapter(kernel: str, chapter: Path) -> nbformat.NotebookNode:
-    """``chapter`` executed on ``kernel``, once per test session."""
-    return execute(nbformat.read(chapter, as_version=4), kernel, chapter.parent)
+    """``chapter`` executed on ``kernel`` once per test session, or once by ``make book`` (the
+    book is executed on the newest JAX just before the tests; its run is not repeated)."""
+    return (from_the_book(kernel, chapter)
+            or execute(nbformat.read(chapter, as_version=4), kernel, chapter.parent))
 
 
 def test_runtime_holds_its_versions(runtime: KernelRuntime) -> None:
