@@ -142,7 +142,10 @@ def fresh_runtime(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "argv": [str(python), "-m", "ipykernel_launcher", "-f",
                  "{connection_file}"],
         "display_name": "fresh Colab-like runtime", "language": "python",
-        "env": {"IPYTHONDIR": str(base / "ipython"), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}}))
+        # No PYTHONPATH: a checkout put on the path (to test a worktree) must not stand in for
+        # the package the first cell installs.
+        "env": {"IPYTHONDIR": str(base / "ipython"), "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+                "PYTHONPATH": ""}}))
     clone = base / "repo"  # this checkout's files as one commit on a branch `main`
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split("\n")
@@ -179,7 +182,8 @@ def test_first_cell_installs_the_package_in_a_fresh_runtime(fresh_runtime: dict)
     """In a fresh runtime without the package, does the first cell install it from the
     repository (a local git+file clone here) and do the next cells import it and run?"""
     python = str(fresh_runtime["python"])
-    missing = subprocess.run([python, "-c", "import autograder"], capture_output=True,
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    missing = subprocess.run([python, "-c", "import autograder"], capture_output=True, env=env,
                              cwd=fresh_runtime["base"])
     assert missing.returncode != 0, "the fresh runtime must lack the course package"
     nb = _execute(_first_cells(fresh_runtime["url"]), "fresh-colab", fresh_runtime["base"],
@@ -187,7 +191,7 @@ def test_first_cell_installs_the_package_in_a_fresh_runtime(fresh_runtime: dict)
     assert _errors(nb) == []
     printed = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
     assert f"JAX {fresh_runtime['jax']} on CPU" in printed
-    where = subprocess.run([python, "-c", "import autograder; print(autograder.__file__)"],
+    where = subprocess.run([python, "-c", "import autograder; print(autograder.__file__)"], env=env,
                            capture_output=True, text=True, cwd=fresh_runtime["base"], check=True)
     assert "site-packages" in where.stdout
 
