@@ -243,7 +243,7 @@ for path in {host_etc}; do
   if [ -d "$path" ]; then
     mkdir -p "$root$path" 2>/dev/null || continue
   elif [ ! -e "$root$path" ]; then
-    { mkdir -p "${{root}}${{path%/*}}" && touch "$root$path"; } 2>/dev/null || continue
+    {{ mkdir -p "${{root}}${{path%/*}}" && touch "$root$path"; }} 2>/dev/null || continue
   fi
   args+=(--ro-bind "$path" "$path")
 done
