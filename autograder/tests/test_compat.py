@@ -8,7 +8,8 @@ import numpy as np
 
 from autograder.kernel import compat
 
-# No pytest here: test_colab.py runs these functions on Colab's packages too, which lack it.
+# No pytest here: test_runtimes.py runs these functions on the Python 3.13 runtimes too (Colab's
+# packages lack it).
 
 
 def test_version_tuple_reads_release_and_dev_versions() -> None:
@@ -17,11 +18,12 @@ def test_version_tuple_reads_release_and_dev_versions() -> None:
     assert compat.version_tuple("0.7.2") < compat.version_tuple("0.10.2")
     assert compat.version_tuple("0.8.0.dev20251001") == (0, 8, 0)
     assert compat.version_tuple("0.9.0rc1") == (0, 9, 0)
+    assert compat.version_tuple("0.12.0.1") == (0, 12, 0)
 
 
 def test_tested_range_is_inclusive() -> None:
     """Are both ends of the tested range, and what lies between, inside it?"""
-    for version in ["0.7.2", "0.8.1", "0.10.2"]:
+    for version in [compat.OLDEST_TESTED_JAX, "0.8.1", "0.10.2", compat.NEWEST_TESTED_JAX]:
         assert compat.tested_range_note(version) is None, version
 
 

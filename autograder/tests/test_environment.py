@@ -1,4 +1,5 @@
-"""Tests of the project's environment files: one set of pins, mirrored for conda."""
+"""Tests of the project's environment files: one place per runtime's versions, and the package's
+floor, autograder.compat's tested range and book/runtimes.md's table agreeing with them."""
 
 import re
 from pathlib import Path
@@ -6,6 +7,12 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _python_line(name: str) -> str | None:
+    """The ``# python: X.Y`` line of a requirements file (the runtime's interpreter)."""
+    found = re.search(r"^#\s*python:\s*(\d+\.\d+)\s*$", (ROOT / name).read_text(), re.M)
+    return found.group(1) if found else None
 
 
 def _requirements(name: str = "requirements.txt") -> dict[str, str]:
@@ -65,5 +72,57 @@ def test_colab_file_pins_colab_stack_and_the_package_floor_agrees() -> None:
     floors = [d.split(">=", 1)[1] for d in deps if re.match(r"jax\s*>=", d)]
     assert floors == [colab["jax"]], (deps, colab["jax"])
     assert compat.OLDEST_TESTED_JAX == colab["jax"]
-    assert compat.NEWEST_TESTED_JAX == _requirements()["jax"]
-    assert compat.version_tuple(colab["jax"]) <= compat.version_tuple(_requirements()["jax"])
+    assert compat.NEWEST_TESTED_JAX == _requirements("requirements-newest.txt")["jax"]
+    assert (compat.version_tuple(colab["jax"]) <= compat.version_tuple(_requirements()["jax"])
+            <= compat.version_tuple(compat.NEWEST_TESTED_JAX))
+
+
+def test_newest_file_pins_one_jax_and_python() -> None:
+    """Does requirements-newest.txt pin JAX exactly and leave jaxlib to follow it (so a bump is
+    one line), and do both kernel runtimes name their Python?"""
+    newest = _requirements("requirements-newest.txt")
+    for name in ["jax", "numpy", "ipykernel", "matplotlib", "scikit-learn", "nbformat"]:
+        assert name in newest, name
+    assert "jaxlib" not in newest
+    assert _python_line("requirements-newest.txt") == "3.13"
+    assert _python_line("requirements-colab.txt") == "3.13"  # Colab's, as published
+
+
+_TABLE_FILES = {"requirements.txt", "requirements-colab.txt", "requirements-newest.txt"}
+
+
+def _runtimes_table() -> dict[str, dict[str, str]]:
+    """book/runtimes.md's table of tested versions: one row per requirements file."""
+    rows: dict[str, dict[str, str]] = {}
+    header: list[str] = []
+    for line in (ROOT / "book" / "runtimes.md").read_text().splitlines():
+        if not line.startswith("|"):
+            header = []
+            continue
+        cells = [c.strip().strip("`*") for c in line.strip().strip("|").split("|")]
+        if "Python" in cells and "JAX" in cells:
+            header = cells
+        elif header and len(cells) == len(header):
+            named = [f for f in _TABLE_FILES if f in line]
+            if named:
+                rows[named[0]] = dict(zip(header, cells, strict=True))
+    return rows
+
+
+def test_runtimes_page_states_the_tested_versions() -> None:
+    """Does book/runtimes.md's table give, for each runtime, the Python, JAX and NumPy its
+    requirements file pins (the tooling's Python from environment.yml), and say when they were
+    tested?"""
+    table = _runtimes_table()
+    assert set(table) == _TABLE_FILES, table
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    tooling_python = next(d.split("=", 1)[1] for d in env["dependencies"]
+                          if isinstance(d, str) and d.startswith("python="))
+    for name, row in table.items():
+        pins = _requirements(name)
+        python = _python_line(name) or tooling_python
+        assert row["Python"].startswith(python), (name, row["Python"], python)
+        assert row["JAX"] == pins["jax"], (name, row["JAX"])
+        assert row["NumPy"] == pins["numpy"], (name, row["NumPy"])
+    text = (ROOT / "book" / "runtimes.md").read_text()
+    assert re.search(r"[Tt]ested on \d{4}-\d{2}-\d{2}", text)

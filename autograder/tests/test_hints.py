@@ -199,6 +199,16 @@ def test_explicit_sharding_errors_get_hints() -> None:
     assert hint_name(exc) == "out-specs-replication" and "psum" in hint_for(exc)
 
 
+def test_scalar_split_message_of_jax_0_12() -> None:
+    """Does JAX 0.12's wording of the same mistake (a ValueError about sharding.spec's length and
+    a rank-0 aval, seen on the newest-JAX runtime) get the same hint?"""
+    exc = ValueError("Length of sharding.spec (1) must be equal to aval's ndim (0). Got "
+                     "sharding.spec P('data',), aval.ndim 0 and sharding NamedSharding(...)")
+    assert hint_name(exc) == "scalar-split" and "P()" in hint_for(exc)
+    longer = ValueError("Length of sharding.spec (3) must be equal to aval's ndim (2).")
+    assert hint_name(longer) != "scalar-split"
+
+
 def test_hint_matchers_ignore_learner_files_named_pmap() -> None:
     """Is a `pmap` hint given only for frames of JAX's own code, not a file named like it?"""
     exc = IndexError("tuple index out of range")

@@ -18,15 +18,17 @@ def test_describe_reports_backend_and_devices(capsys) -> None:
 
 def test_describe_warns_outside_the_tested_range(capsys, monkeypatch) -> None:
     """Does describe() say plainly when the JAX it finds is older than Colab's or newer than
-    the pin, and mark the report untested?"""
+    the newest tested JAX, and mark the report untested?"""
     import jax
+
+    from autograder import compat
 
     for version, word in [("0.6.0", "older"), ("0.99.1", "newer"), ("0.7.1.dev20250101", "older")]:
         monkeypatch.setattr(jax, "__version__", version)
         info = runtime.describe()
         out = capsys.readouterr().out
         assert not info["tested"] and f"Note: JAX {version} is {word}" in out, out
-        assert "0.7.2 to 0.10.2" in out
+        assert f"{compat.OLDEST_TESTED_JAX} to {compat.NEWEST_TESTED_JAX}" in out
 
 
 def test_pick_by_backend() -> None:
