@@ -9,7 +9,8 @@ no warning) and says it runs inside the tested range; autograder.kernel.compat's
 every book page that runs code executes; and every exercise's reference answers pass with their
 hidden tests, every stub fails, every wrong answer shows its ``# expect:`` message, as on the
 pinned stack, and every failure is shown in a few lines with no frame of the course's.
-Chapters also run on the tools' own runtime (``tools``: .venv, kernel ``python3``), whose exercises test_exercises.py checks.
+Chapters also run on the tools' own runtime (``tools``: .venv, kernel ``python3``), whose
+exercises test_exercises.py checks.
 Each chapter and each exercise runs once per runtime (a chapter the book build just executed
 on the newest JAX is read from the book's execution cache).
 """
