@@ -35,6 +35,16 @@ _ATTRS = {
     "__class__", "__subclasses__", "__globals__", "__code__", "__builtins__", "modules",
     "stdout", "stderr", "f_back", "f_globals", "tb_frame", "gi_frame", "__closure__",
 }
+# Modules an allowed one re-exports (``warnings.sys``, ``from warnings import sys``): reached
+# through an allowed module, they are flagged by name. ``scipy.signal`` and ``scipy.io`` stay
+# allowed, so the names of harmless submodules of numerical libraries are not on this list.
+_REEXPORTED = {
+    "sys", "os", "builtins", "subprocess", "importlib", "ctypes", "_thread", "threading",
+    "socket", "shutil", "pathlib", "IPython", "ipykernel", "autograder", "gc", "inspect",
+    "runpy", "marshal", "pickle", "multiprocessing", "pty", "resource", "atexit",
+    "faulthandler", "zmq", "nbformat", "nbclient", "jupyter_client", "traitlets", "weakref",
+    "codeop",
+}
 _ALLOWED_IMPORTS = {"jax", "numpy", "math", "functools", "itertools", "collections",
                     "dataclasses", "typing", "operator", "string", "random", "statistics",
                     "optax", "flax", "einops", "chex", "scipy", "matplotlib", "enum",
@@ -90,6 +100,10 @@ def screen(source: str) -> list[str]:
                     found.append(f"import {mod}")
             for alias in node.names:
                 imported.add((alias.asname or alias.name).split(".")[0])
+                if isinstance(node, ast.ImportFrom) and alias.name in _REEXPORTED:
+                    found.append(f"from {node.module or '.'} import {alias.name}")
+        elif isinstance(node, ast.Attribute) and node.attr in _REEXPORTED:
+            found.append(f".{node.attr}")
         elif isinstance(node, ast.Name) and node.id in _NAMES:
             found.append(_NAMES[node.id])
         elif isinstance(node, ast.Attribute) and node.attr in _ATTRS:

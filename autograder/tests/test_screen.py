@@ -28,6 +28,9 @@ def test_no_solution_answer_trips_the_screen() -> None:
     "setattr(jax, 'jit', None)", "__builtins__['print'] = None", "%xmode Minimal",
     "exec('1')", "f.__code__ = g.__code__", "open('result.json', 'w')",
     "from autograder import compare", "import ctypes", "import socket",
+    # modules an allowed one re-exports, by import or by attribute
+    "from warnings import sys\nsys.modules['jax'] = None", "import warnings\nwarnings.sys.exit(0)",
+    "from functools import builtins",
 ])
 def test_tampering_is_flagged(source: str) -> None:
     """Is each kind of tampering code flagged?"""
@@ -40,3 +43,6 @@ def test_ordinary_jax_code_passes_and_message_names_the_reason() -> None:
             "@jax.jit\ndef f(x):\n    d = {}\n    d['a'] = x\n    return jnp.sum(x ** 2)\n")
     assert screen(code) == []
     assert "import sys" in message(screen("import sys"))
+    # the honest twin of the re-export attacks: submodules of allowed libraries stay allowed
+    assert screen("import scipy.signal\nfrom scipy import io, signal\nfrom jax import numpy, "
+                  "tree_util\nimport warnings\nwarnings.warn('x')\ny = scipy.signal.lfilter") == []
