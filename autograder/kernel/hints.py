@@ -171,7 +171,7 @@ def transformation(exc: BaseException) -> str:
     found = re.search(r"while tracing the function .*? for (\w+)", text)
     if found:
         return found.group(1)
-    if "BatchTracer" in text:
+    if re.search(r"\b(BatchTracer|VmapTracer)\b", text):  # VmapTracer from JAX 0.12
         return "vmap"
     if re.search(r"\b(JVPTracer|LinearizeTracer|JaxprTracer.*grad)", text):
         return "grad"

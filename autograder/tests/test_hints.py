@@ -5,7 +5,16 @@ import jax.numpy as jnp
 import pytest
 
 from autograder.kernel.checks import check_array
-from autograder.kernel.hints import advice, case, explain, feedback, first_line, hint_for, hint_name
+from autograder.kernel.hints import (
+    advice,
+    case,
+    explain,
+    feedback,
+    first_line,
+    hint_for,
+    hint_name,
+    transformation,
+)
 
 
 def _error_of(fn) -> BaseException:
@@ -258,6 +267,10 @@ def test_if_hint_names_the_transformation_in_play() -> None:
     assert "inside vmap" in under_vmap and "jnp.where" in under_vmap
     assert "inside jit" not in under_vmap
     assert "inside jit" in under_jit and "lax.cond" in under_jit
+    # JAX 0.12 names the tracer a VmapTracer (BatchTracer before)
+    newer = TypeError("Attempted boolean conversion of traced array with shape bool[].\n"
+                      "This VmapTracer with object id 1 was created on line:")
+    assert transformation(newer) == "vmap"
 
 
 def test_python_max_on_a_tracer_suggests_at_max() -> None:
