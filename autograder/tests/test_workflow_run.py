@@ -217,7 +217,8 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path,
     db = fresh_database(postgres_url, "workflow_run")
     inputs = {"source": "classroom", "org": ORG, "prefix": PREFIX, "folder": "submissions",
               "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True}
-    secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used"}
+    secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used",
+               "LEARN_JAX_RESULTS_KEY": "a-test-key-for-the-shards-manifests"}
     runner = Runner(CLASSROOM / "grade-all.yml", tmp_path, inputs, secrets, env={
         "GITHUB_SERVER_URL": remotes.as_uri()})
     with FakeGitHub(ORG, [[_repo(f"{PREFIX}-{u}", (remotes / ORG / f"{PREFIX}-{u}.git")
