@@ -131,7 +131,10 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | Non
         args += ["--tmpfs", str(tests)]
     args += ["--bind", str(runtime), str(runtime), "--chdir", "/tmp", "--clearenv",
              "--setenv", "HOME", "/tmp",
-             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin"]
+             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin",
+             # the kernel imports the very package the grader runs (the folder bound above),
+             # also when that is a checkout on PYTHONPATH rather than the installed one
+             "--setenv", "PYTHONPATH", str(_package_dir().parent)]
     env = {k: v for k, v in without_cache_settings(dict(os.environ)).items()
            if k in _KEEP_ENV or k.startswith(_KEEP_ENV_PREFIX)}
     if shared is not None:
