@@ -136,18 +136,14 @@ def read_roster(path: Path) -> Roster:
     for line, row in _records(path, "roster", ROSTER_COLUMNS, ("identifier", "github_username")):
         entry = RosterEntry(row["identifier"], row["github_username"], row["github_id"],
                             row["name"])
-        if entry.github_username:
-            key = entry.github_username.casefold()
-            if key in seen_user:
-                raise ValueError(f"roster {path}: line {line}: GitHub user "
-                                 f"{entry.github_username} is also on line {seen_user[key]}")
-            seen_user[key] = line
-        if entry.identifier:
-            key = entry.identifier.casefold()
-            if key in seen_id:
-                raise ValueError(f"roster {path}: line {line}: identifier {entry.identifier} "
-                                 f"is also on line {seen_id[key]}")
-            seen_id[key] = line
+        for value, what, seen in ((entry.github_username, "GitHub user", seen_user),
+                                  (entry.identifier, "identifier", seen_id)):
+            if not value:
+                continue
+            if value.casefold() in seen:
+                raise ValueError(f"roster {path}: line {line}: {what} {value} is also on line "
+                                 f"{seen[value.casefold()]}")
+            seen[value.casefold()] = line
         entries.append(entry)
     return Roster(entries)
 
