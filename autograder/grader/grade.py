@@ -298,10 +298,14 @@ def run(args: argparse.Namespace) -> int:
     limits = Limits(args.cell_timeout, args.notebook_timeout)
     isolated = isolation()
     if isolated != "bubblewrap" and getattr(args, "require_sandbox", False):
+        from autograder.grader import sandbox
+
+        why = sandbox.probe() if os.environ.get("LEARN_JAX_NO_SANDBOX") != "1" else (
+            "LEARN_JAX_NO_SANDBOX=1 is set")
         print("error: --require-sandbox: the bubblewrap sandbox does not work here, so no "
               "kernel was started and no submission's code ran (install bubblewrap and allow "
-              "user namespaces, or run the grader as root; see autograder/SECURITY.md)",
-              file=sys.stderr)
+              "user namespaces, or run the grader as root; see autograder/SECURITY.md)"
+              f"\n  the probe: {why}", file=sys.stderr)
         return 2
     if isolated == "none":
         print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "

@@ -68,6 +68,19 @@ def _package_dir() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
+def interpreter() -> str:
+    """The Python that sandboxed kernels run, named by a path that exists inside the sandbox.
+
+    Only the resolved folders of the installation are bound in, so a path that reaches the
+    interpreter through a link to its folder (a ``.venv`` link into the runner's Python, say)
+    names nothing there. The folders are resolved; the file name is not (a virtual
+    environment's ``python`` is itself a link, and Python finds its environment by the folder
+    that holds the name it was started by).
+    """
+    executable = Path(sys.executable)
+    return str(executable.parent.resolve() / executable.name)
+
+
 def _readable_roots() -> list[Path]:
     """Directories bound read-only: the Python installation and this package."""
     roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
@@ -131,7 +144,7 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | Non
         args += ["--tmpfs", str(tests)]
     args += ["--bind", str(runtime), str(runtime), "--chdir", "/tmp", "--clearenv",
              "--setenv", "HOME", "/tmp",
-             "--setenv", "PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin",
+             "--setenv", "PATH", f"{Path(interpreter()).parent}:/usr/bin:/bin",
              # the kernel imports the very package the grader runs (the folder bound above),
              # also when that is a checkout on PYTHONPATH rather than the installed one
              "--setenv", "PYTHONPATH", str(_package_dir().parent)]
@@ -169,7 +182,7 @@ def kernel_command(connection_file: str, extra: list[str], compiled: Path | None
     """The full command that runs an ipykernel for ``connection_file`` in the sandbox (with
     the shared compilation cache ``compiled`` read-only, when given)."""
     runtime = Path(connection_file).resolve().parent
-    return [*sandbox_args(runtime, compiled), sys.executable, "-m", "ipykernel_launcher",
+    return [*sandbox_args(runtime, compiled), interpreter(), "-m", "ipykernel_launcher",
             "-f", str(Path(connection_file).resolve()), *extra]
 
 
@@ -237,20 +250,29 @@ def new_kernel_dir(runtime_root: Path) -> Path:
 
 @functools.lru_cache(maxsize=1)
 def available() -> bool:
-    """True when a Python process starts in the sandbox here (probed once per process)."""
+    """True when a Python process starts in the sandbox here (see :func:`probe`)."""
+    return probe() is None
+
+
+def probe() -> str | None:
+    """Start a Python process in the sandbox, as a kernel would start; None when it ran, else
+    why not, in a line (bubblewrap missing, or the last lines of what the process printed)."""
     if bwrap() is None:
-        return False
+        return "bubblewrap (bwrap) is not installed"
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="learn-jax-probe-") as tmp:
         runtime = Path(tmp) / "runtime"
         prepare_runtime_dir(runtime)
-        cmd = sandboxed_command(runtime, [sys.executable, "-c", "import ipykernel, autograder"])
+        cmd = sandboxed_command(runtime, [interpreter(), "-c", "import ipykernel, autograder"])
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return proc.returncode == 0
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"the sandbox did not start: {exc}"
+    if proc.returncode == 0:
+        return None
+    said = proc.stderr.decode(errors="replace").strip().splitlines()[-3:]
+    return f"exit status {proc.returncode}: " + (" / ".join(said) or "nothing printed")
 
 
 def job_cpus(index: int, jobs: int) -> list[int] | None:

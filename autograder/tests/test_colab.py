@@ -126,10 +126,18 @@ def fresh_runtime(tmp_path_factory: pytest.TempPathFactory) -> dict:
     python = base / "python"
     shutil.copy2(colab_python, python)
     site = _site_packages(venv)
-    for entry in _site_packages(colab_venv).iterdir():  # Colab's packages, not the course's
-        if not entry.name.startswith(_NOT_COPIED) and not (site / entry.name).exists():
+    colab_site = _site_packages(colab_venv)
+    for entry in colab_site.iterdir():  # Colab's packages, not the course's
+        if entry.name.startswith(_NOT_COPIED) or (site / entry.name).exists():
+            continue
+        if entry.name == "google":  # a namespace shared with the stand-in: link its members,
+            (site / "google").mkdir()  # so the stand-in never lands in the cached runtime
+            for member in entry.iterdir():
+                if member.name != "colab":
+                    (site / "google" / member.name).symlink_to(member)
+        else:
             (site / entry.name).symlink_to(entry)
-    (site / "google" / "colab").mkdir(parents=True)
+    (site / "google" / "colab").mkdir(parents=True, exist_ok=True)
     (site / "google" / "colab" / "__init__.py").write_text('"""Stand-in for Colab."""\n')
     # JAX's debugger imports google.colab.output when google.colab exists, as in Colab.
     (site / "google" / "colab" / "output.py").write_text('"""Stand-in."""\n')

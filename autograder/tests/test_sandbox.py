@@ -26,7 +26,7 @@ def sandboxed() -> None:
 def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
     runtime = tmp_path / "runtime"
     sandbox.prepare_runtime_dir(runtime)
-    cmd = sandbox.sandboxed_command(runtime, [sys.executable, "-c", code])
+    cmd = sandbox.sandboxed_command(runtime, [sandbox.interpreter(), "-c", code])
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -99,6 +99,32 @@ def test_memory_limit_holds(sandboxed: None, tmp_path: Path) -> None:
             "    print('limited')\n")
     proc = _run(tmp_path, code)
     assert proc.returncode == 0 and "limited" in proc.stdout, proc.stderr
+
+
+def test_python_reached_through_a_linked_folder_starts(sandboxed: None, tmp_path: Path
+                                                       ) -> None:
+    """When the grader's Python is reached through a link to its environment's folder (a
+    runner's checkout whose ``.venv`` links to the Python it set up), does a process still
+    start in the sandbox, where only the resolved folders are bound?"""
+    (tmp_path / "job").mkdir(mode=0o755)
+    (tmp_path / "job" / ".venv").symlink_to(Path(sys.prefix).resolve())
+    linked = tmp_path / "job" / ".venv" / "bin" / Path(sys.executable).name
+    proc = subprocess.run([str(linked), "-c", "from autograder.grader import sandbox\n"
+                           "print(sandbox.interpreter()); print(sandbox.probe())"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    named, why = proc.stdout.split("\n")[:2]
+    assert proc.returncode == 0 and why == "None", proc.stdout + proc.stderr
+    assert not named.startswith(str(tmp_path))  # the folders resolved, not the link
+
+
+def test_probe_says_why_the_sandbox_failed(sandboxed: None, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """When the sandboxed process cannot start (its Python missing inside), does the probe
+    say so in a line, so that --require-sandbox's refusal names the cause?"""
+    monkeypatch.setattr(sandbox, "interpreter", lambda: "/nonexistent/python3")
+    why = sandbox.probe()
+    assert why is not None and "exit status" in why and "/nonexistent/python3" in why, why
 
 
 def test_jobs_side_by_side_get_their_share_of_the_cpus(monkeypatch: pytest.MonkeyPatch

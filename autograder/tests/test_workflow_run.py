@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -199,12 +200,19 @@ def _grading_files(root: Path) -> None:
         "eve,00_tiny,,4,handed in by e-mail\n")
 
 
+@pytest.fixture
+def jobs_root() -> Iterator[Path]:
+    """The folder the jobs run in. Their checkout must be readable by the sandboxed kernels'
+    own unprivileged users, and pytest's temporary folders are private to root (0700), so
+    this one is made beside them, open to read, and removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="learn-jax-workflow-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "open (issue 25): since the grade step asks --require-sandbox, the shards refuse here: the "
-    "sandbox probe fails for the jobs' copy of the repository (sandbox.available() is False "
-    "in the job's environment although it is True for the suite), so nothing is graded"))
-def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path,
+def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_root: Path,
                                                          postgres_url: str) -> None:
     """Run as a runner would, with source=classroom, a deadline and return_feedback: does
     gather fetch the seven learners' repositories (late-lee at the commit before the
@@ -218,16 +226,12 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path,
 
     remotes = tmp_path / "remotes"
     cases = _learners(remotes)
-    _grading_files(tmp_path)
     db = fresh_database(postgres_url, "workflow_run")
     inputs = {"source": "classroom", "org": ORG, "prefix": PREFIX, "folder": "submissions",
               "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True}
     secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used",
                "LEARN_JAX_RESULTS_KEY": "a-test-key-for-the-shards-manifests"}
-    # The jobs' checkout must be readable by the sandboxed kernels' own unprivileged users:
-    # pytest's temporary folders are private to root (0700), so the jobs run beside them.
-    jobs_root = Path(tempfile.mkdtemp(prefix="learn-jax-workflow-"))
-    jobs_root.chmod(0o755)
+    _grading_files(jobs_root)
     runner = Runner(CLASSROOM / "grade-all.yml", jobs_root, inputs, secrets, env={
         "GITHUB_SERVER_URL": remotes.as_uri()})
     with FakeGitHub(ORG, [[_repo(f"{PREFIX}-{u}", (remotes / ORG / f"{PREFIX}-{u}.git")
@@ -260,7 +264,7 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path,
               for r in csv.DictReader((results / "grades.csv").open())}
     assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"), "cy": ("0", "graded"),
                       "dee": ("5", "graded"), "eve": ("4", "graded"),
-                      "late-lee": ("0", "graded"), "copy-cat": ("5", "graded")}
+                      "late-lee": ("0", "graded"), "copy-cat": ("5", "graded")}, log
     canvas = list(csv.reader((results / "grades-canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                          "Lab 0: Tiny (5100)"]
