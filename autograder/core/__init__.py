@@ -7,4 +7,6 @@ Imports neither :mod:`autograder.kernel` nor :mod:`autograder.grader` (a contrac
 - :mod:`autograder.core.compare`: array comparisons whose messages say what differed.
 - :mod:`autograder.core.decide`: one check decided from a record and its evidence.
 - :mod:`autograder.core.notebook`: nbgrader cell metadata (answers, tests, questions).
+- :mod:`autograder.core.released`: the values files of released exercises, and the line a
+  released test cell names its values with.
 """

@@ -4,9 +4,9 @@ A check in a test cell that names no expected value (``check_array(f(x), name="f
 turns what the learner's code returned into an *entry*: a small JSON object with the check's
 kind, its name, the value (arrays as dtype, shape and raw bytes), the tolerances and the known
 mistakes. The same encoding carries the reference answer's values from the grader's trusted
-run, the student's values out of the sandbox, and the expected values written into a released
-exercise. Decoding never runs code: arrays are rebuilt from bytes of a numeric dtype, nothing
-is unpickled.
+run, the student's values out of the sandbox, and the expected values released with an
+exercise (:mod:`autograder.core.released`). Decoding never runs code: arrays are rebuilt from
+bytes of a numeric dtype, nothing is unpickled.
 """
 
 from __future__ import annotations
@@ -188,17 +188,20 @@ def unpack(text: str) -> list[Entry]:
     return [Entry.from_json(item) for item in json.loads(raw)]
 
 
-_IMPORT = ("from autograder.kernel.reporter import expected_values"
-           "  # the reference answers' values\n")
-_LINES_RE = re.compile(re.escape(_IMPORT) + r'expected_values\("([A-Za-z0-9+/=]*)"\)\n')
+# The first line of a released test cell that loads its visible checks' values.
+EXPECTED_IMPORT = ("from autograder.kernel.reporter import expected_values"
+                   "  # the reference answers' values\n")
+_LINES_RE = re.compile(re.escape(EXPECTED_IMPORT) + r'expected_values\("([A-Za-z0-9+/=]*)"\)\n')
 
 
 def expected_lines(entries: list[Entry]) -> str:
-    """The two lines that load ``entries`` (the visible checks' records) in a test cell."""
-    return f'{_IMPORT}expected_values("{pack(entries)}")\n'
+    """The two lines that load ``entries`` (the visible checks' records) in a test cell, the
+    values inline: the form released before the values moved to a values file
+    (:mod:`autograder.core.released`), still written for a course outside the package."""
+    return f'{EXPECTED_IMPORT}expected_values("{pack(entries)}")\n'
 
 
 def written_values(source: str) -> list[Entry] | None:
-    """The entries a released test cell's source loads, or None when it loads none."""
+    """The entries a released test cell's source loads inline, or None when it loads none."""
     match = _LINES_RE.match(source)  # at the start of the cell only
     return unpack(match.group(1)) if match else None

@@ -13,7 +13,8 @@ import sys
 
 # command -> (module with add_arguments(parser) and run(args), help); release is built in.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "release": ("", "generate exercises/ from solutions/"),
+    "release": ("", "generate exercises/ and their expected values (autograder/kernel/released/) "
+                    "from solutions/"),
     "grade": ("autograder.grader.grade", "grade submitted notebooks with nbgrader"),
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
     "fetch": ("autograder.grader.fetch",
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         command = sub.add_parser(name, help=help_text, description=help_text)
         if name == "release":
             command.add_argument("--check", action="store_true", help="exit 1 if a committed "
-                                 "exercise differs from what would be generated")
+                                 "exercise or values file differs from what would be generated")
         elif name == chosen:
             importlib.import_module(module).add_arguments(command)
     args = parser.parse_args(argv)
@@ -51,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
             if report:
                 print("Run `python -m autograder release` (or `make release`) and commit.")
                 return 1
-            print("exercises/ matches solutions/, and every set-up cell matches _config.yml.")
+            print("exercises/ and their values files match solutions/, and every set-up cell "
+                  "matches _config.yml.")
         elif not report:
             print("exercises/ already up to date.")
         return 0

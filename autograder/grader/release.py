@@ -5,7 +5,15 @@ First the set-up cell (:mod:`autograder.kernel.colab`, with the repository URL a
 
 The transforms are nbgrader's own preprocessors, in the order its ``generate_assignment``
 uses, without the steps that need a gradebook (``SaveCells``) or a header file, plus the
-course's :class:`~autograder.grader.preprocessors.MarkAnswerCells`.
+course's :class:`~autograder.grader.preprocessors.MarkAnswerCells` and
+:class:`~autograder.grader.preprocessors.WriteExpectedValues`.
+
+The visible checks' expected values go into one values file per exercise,
+``autograder/kernel/released/<exercise>.json`` (:data:`VALUES`, package data: Colab's set-up
+cell installs them with the package), and each released test cell names its values in one short
+line (:mod:`autograder.core.released`). A values file keeps the values of earlier releases, so a
+notebook saved before a re-release keeps deciding with the values it was released with; to drop
+them, delete the file and release again. ``--check`` compares the values files too.
 """
 
 from __future__ import annotations
@@ -17,14 +25,17 @@ import nbformat
 from nbformat import NotebookNode
 
 from autograder.core.evidence import Entry
+from autograder.core.released import ValueSets, merged, read_values, render_values
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 NOTEBOOKS = ROOT / "notebooks"
+# The values files (package data of autograder.kernel, read by autograder.kernel.reporter).
+VALUES = ROOT / "autograder" / "kernel" / "released"
 
 
-def _pipeline(records: dict[str, list[Entry]] | None = None) -> list:
+def _pipeline(records: dict[str, list[Entry]] | None = None, exercise: str = "") -> list:
     from nbgrader.preprocessors import (
         CheckCellMetadata,
         ClearHiddenTests,
@@ -45,26 +56,34 @@ def _pipeline(records: dict[str, list[Entry]] | None = None) -> list:
         ClearHiddenTests(),  # after the solutions are gone; hidden tests only run at grading
         ClearMarkScheme(),
         MarkAnswerCells(),  # after ClearSolutions, so the marker sits above the stub
-        WriteExpectedValues(records=records or {}),  # the visible checks' values, as data
+        # The visible checks' values, named (exercise) or inline.
+        WriteExpectedValues(records=records or {}, exercise=exercise),
         ComputeChecksums(),  # last: checksums must describe the cells as released
     ]
 
 
-def student_version(source: NotebookNode,
-                    records: dict[str, list[Entry]] | None = None) -> NotebookNode:
+def visible_records(records: dict[str, list[Entry]]) -> dict[str, list[Entry]]:
+    """Test cell id -> the records of its visible checks (cells with none left out)."""
+    visible = {gid: [e for e in entries if not e.hidden] for gid, entries in records.items()}
+    return {gid: entries for gid, entries in visible.items() if entries}
+
+
+def student_version(source: NotebookNode, records: dict[str, list[Entry]] | None = None,
+                    exercise: str = "") -> NotebookNode:
     """The released (student) notebook for an nbgrader source notebook.
 
     Args:
         source: the nbgrader source notebook.
-        records: test cell id -> the trusted records of its checks; the visible ones are
-            written into the released test cell (:class:`WriteExpectedValues`). Without
-            them (the grader's use) the notebook's structure is the same, its test cells bare.
+        records: test cell id -> the trusted records of its checks; the released test cell
+            loads the visible ones (:class:`WriteExpectedValues`). Without them (the
+            grader's use) the notebook's structure is the same, its test cells bare.
+        exercise: the name of the values file the visible values are written to (the
+            notebook's stem); the test cells then only name them. Empty: they are written
+            into the test cells.
     """
-    visible = {gid: [e for e in entries if not e.hidden]
-               for gid, entries in (records or {}).items()}
     nb = nbformat.from_dict(source)
     resources: dict = {}
-    for step in _pipeline(visible):
+    for step in _pipeline(visible_records(records or {}), exercise):
         nb, resources = step.preprocess(nb, resources)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -122,18 +141,58 @@ def stamp_notebooks(folders: list[Path], check: bool = False) -> list[str]:
     return report
 
 
-def written_records(text: str) -> dict[str, list[Entry]]:
-    """Test cell id -> the expected values a released notebook's test cells load."""
+def values_in(values: Path, exercise: str) -> ValueSets:
+    """The value sets of ``values/<exercise>.json`` (empty when there is no such file).
+
+    Raises:
+        ValueError: when the file is not a well-formed values file of ``exercise``.
+    """
+    path = values / f"{exercise}.json"
+    if not path.exists():
+        return {}
+    try:
+        return read_values(path.read_text(), exercise)
+    except ValueError as exc:
+        raise ValueError(f"{path.name}: {exc}") from None
+
+
+def written_records(text: str, values: Path = VALUES,
+                    missing: list[str] | None = None) -> dict[str, list[Entry]]:
+    """Test cell id -> the expected values a released notebook's test cells load.
+
+    Args:
+        text: the released notebook.
+        values: the folder of values files its test cells name.
+        missing: when given, one line is added for each test cell whose named values the
+            folder lacks (those cells are left out of the result).
+    """
     from autograder.core.evidence import written_values
     from autograder.core.notebook import is_test, nbgrader_meta
+    from autograder.core.released import written_reference
 
     if not text:
         return {}
     found: dict[str, list[Entry]] = {}
+    files: dict[str, ValueSets] = {}
     for cell in nbformat.reads(text, as_version=4).cells:
-        entries = written_values(cell.source) if is_test(cell) else None
+        if not is_test(cell):
+            continue
+        test_id = nbgrader_meta(cell)["grade_id"]
+        ref = written_reference(cell.source)
+        if ref is None:
+            entries = written_values(cell.source)
+        else:
+            if ref.exercise not in files:
+                try:
+                    files[ref.exercise] = values_in(values, ref.exercise)
+                except ValueError:
+                    files[ref.exercise] = {}
+            entries = files[ref.exercise].get(ref.test_id, {}).get(ref.digest)
+            if entries is None and missing is not None:
+                missing.append(f"{test_id} names the values {ref.digest} of {ref.exercise} "
+                               f"{ref.test_id}, which {values.name}/{ref.exercise}.json lacks")
         if entries:
-            found[nbgrader_meta(cell)["grade_id"]] = entries
+            found[test_id] = entries
     return found
 
 
@@ -141,9 +200,35 @@ def written_records(text: str) -> dict[str, list[Entry]]:
 COURSE_FOLDERS = (NOTEBOOKS, SOLUTIONS)
 
 
+def _compare(report: list[str], check: bool, target: Path, current: str, text: str,
+             source: str, base: Path) -> None:
+    """Write ``text`` to ``target`` (or, with ``check``, report that it differs)."""
+    if current == text:
+        return
+    if check:
+        diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), str(target),
+                                         "generated", lineterm="", n=1))
+        report.append(f"{target.name} differs from what {source} generates "
+                      f"({len(diff)} diff lines)")
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        report.append(f"wrote {_shown(target, base)}")
+
+
+def _shown(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it is inside it."""
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
 def release(check: bool = False, solutions: Path = SOLUTIONS,
-            exercises: Path = EXERCISES, setup_cells_in: tuple[Path, ...] = ()) -> list[str]:
-    """Write (or, with ``check``, compare) every ``exercises/NN_name.ipynb``.
+            exercises: Path = EXERCISES, setup_cells_in: tuple[Path, ...] = (),
+            values: Path | None = None) -> list[str]:
+    """Write (or, with ``check``, compare) every ``exercises/NN_name.ipynb`` and its values
+    file ``values/NN_name.json``.
 
     Args:
         check: compare with what is committed instead of writing.
@@ -151,9 +236,17 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
         exercises: folder of student notebooks.
         setup_cells_in: folders whose notebooks get ``_config.yml``'s set-up cell first (the
             command passes :data:`COURSE_FOLDERS`).
+        values: folder of the values files the released test cells name; default: the
+            package's folder in the repository that holds ``exercises``
+            (``autograder/kernel/released``, :data:`VALUES` for the course itself). Kernels
+            find another folder through ``$LEARN_JAX_RELEASED``
+            (:func:`autograder.kernel.reporter.released_folders`).
 
     Returns:
-        One line per notebook that differs (``check``) or was written.
+        One line per notebook or values file that differs (``check``) or was written.
+
+    Raises:
+        ValueError: when writing over a values file that cannot be read (fix or delete it).
     """
     from autograder.grader.reference_run import trusted_records
 
@@ -162,25 +255,38 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
     report += stamp_notebooks(list(setup_cells_in), check)
     if not sources:
         raise FileNotFoundError(f"no source notebooks in {solutions}")
-    exercises.mkdir(exist_ok=True)
+    if not check:
+        exercises.mkdir(exist_ok=True)
+    base = exercises.parent
+    values = base / VALUES.relative_to(ROOT) if values is None else values
     for src in sources:
-        target = exercises / src.name
+        target, store = exercises / src.name, values / f"{src.stem}.json"
         current = target.read_text() if target.exists() else ""
+        stored = store.read_text() if store.exists() else ""
+        try:
+            earlier = values_in(values, src.stem)
+        except ValueError as exc:
+            if not check:
+                raise ValueError(f"{_shown(store, base)} cannot be read ({exc}): fix or "
+                                 "delete it, then release again") from None
+            report.append(f"{store.name} cannot be read: {exc}")
+            earlier = {}
         # Writing runs the reference answers (the trusted run) for the visible checks' values;
         # checking compares everything but those values, which make test checks against a
         # fresh run (test_exercises.py), within each check's tolerance.
-        records = written_records(current) if check else trusted_records(src)
-        text = render(student_version(nbformat.read(src, as_version=4), records))
         if check:
-            if current != text:
-                diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(),
-                                                 str(target), "generated", lineterm="", n=1))
-                report.append(f"{target.name} differs from what {src.name} generates "
-                              f"({len(diff)} diff lines)")
-        elif current != text:
-            target.write_text(text)
-            report.append(f"wrote {target.relative_to(exercises.parent)}")
+            missing: list[str] = []
+            records = written_records(current, values, missing)
+            report += [f"{target.name}: {line}" for line in missing]
+        else:
+            records = visible_records(trusted_records(src))
+        text = render(student_version(nbformat.read(src, as_version=4), records, src.stem))
+        _compare(report, check, target, current, text, src.name, base)
+        _compare(report, check, store, stored,
+                 render_values(src.stem, merged(earlier, records)), src.name, base)
     if check:
         stale = sorted({p.name for p in exercises.glob("*.ipynb")} - {s.name for s in sources})
         report += [f"{name} has no source in {solutions.name}/" for name in stale]
+        stale = sorted({p.stem for p in values.glob("*.json")} - {s.stem for s in sources})
+        report += [f"{name}.json has no source in {solutions.name}/" for name in stale]
     return report

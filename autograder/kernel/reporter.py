@@ -10,8 +10,9 @@ does one of three things:
   (:mod:`autograder.grader.verdict`), so the student's kernel never holds an expected value.
 - **A released exercise** (Colab, Jupyter, ``python -m autograder check``): the test cell
   first loads the expected values of its visible checks with :func:`expected_values`, data
-  written at release time, and each check is decided at once with the grader's own
-  :func:`~autograder.core.decide.decide`: the same message, the same verdict.
+  written at release time into the values files installed with this package
+  (:data:`RELEASED`, :mod:`autograder.core.released`), and each check is decided at once with
+  the grader's own :func:`~autograder.core.decide.decide`: the same message, the same verdict.
 - **Anything else** (a course source run by hand): a check that can decide alone (a timing
   test, "is it jitted") does; a differential check has nothing to compare with and passes.
 """
@@ -19,11 +20,19 @@ does one of three things:
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from autograder.core.evidence import MIME, Entry, unpack
+from autograder.core.released import NAME_RE, read_values
+
+# The values files of the course's own exercises (package data, written by the release).
+RELEASED = Path(__file__).resolve().with_name("released")
+# Folders searched before RELEASED (os.pathsep between them): a course outside the package.
+RELEASED_ENV = "LEARN_JAX_RELEASED"
 
 Sink = Callable[[Entry], None]
 
@@ -77,9 +86,64 @@ def current_case(description: str) -> Iterator[None]:
         _state.case = saved
 
 
-def expected_values(packed: str) -> None:
-    """Load the expected values released for the checks of the test cell now running."""
-    _state.expected = unpack(packed)
+class ReleaseMismatch(RuntimeError):
+    """The values a test cell names are not in the installed course package."""
+
+
+def released_folders() -> list[Path]:
+    """Where values files are looked for: the folders of ``$LEARN_JAX_RELEASED``, then
+    :data:`RELEASED`."""
+    extra = os.environ.get(RELEASED_ENV, "")
+    return [Path(p) for p in extra.split(os.pathsep) if p] + [RELEASED]
+
+
+def released_values(exercise: str, test_id: str, digest: str) -> list[Entry]:
+    """The values released for test cell ``test_id`` of ``exercise`` under ``digest``.
+
+    The files are read at each call, so a package reinstalled by the set-up cell is seen
+    without restarting the kernel.
+
+    Raises:
+        ReleaseMismatch: when no values file has them (the notebook and the installed package
+            come from different releases), in one line that says what to do.
+    """
+    if NAME_RE.match(exercise) and NAME_RE.match(test_id):
+        for folder in released_folders():
+            path = folder / f"{exercise}.json"
+            try:
+                sets = read_values(path.read_text(), exercise)
+            except (OSError, ValueError):  # a missing or unreadable file: look further
+                continue
+            if digest in sets.get(test_id, {}):
+                return sets[test_id][digest]
+    raise ReleaseMismatch(
+        f"This notebook and the installed course package come from different releases (no "
+        f"expected values {digest} for {exercise} {test_id}): run the set-up cell at the top "
+        "again, then this cell; if this message stays, download the current notebook from the "
+        "course and copy your answers into it.")
+
+
+def expected_values(exercise_or_packed: str, test_id: str | None = None,
+                    digest: str | None = None) -> None:
+    """Load the expected values released for the checks of the test cell now running.
+
+    A released test cell calls ``expected_values(exercise, test_id, digest)``: the values are
+    read from the installed package (:func:`released_values`). Notebooks released before the
+    values moved out of sight call it with one argument, the values packed inline
+    (:func:`~autograder.core.evidence.pack`); that form still works.
+
+    Raises:
+        ReleaseMismatch: when the installed package lacks the values the cell names.
+        TypeError: when only one of ``test_id`` and ``digest`` is given.
+    """
+    if test_id is None and digest is None:
+        entries = unpack(exercise_or_packed)
+    elif test_id is None or digest is None:
+        raise TypeError("expected_values takes the packed values, or an exercise, a test cell "
+                        "id and a digest")
+    else:
+        entries = released_values(exercise_or_packed, test_id, digest)
+    _state.expected = entries
     _state.used.clear()
     _clear_after_this_cell()
 

@@ -29,7 +29,8 @@ def report(request: pytest.FixtureRequest) -> dict:
 
 def test_reference_runs_cleanly(report: dict) -> None:
     """Does every non-test cell of the source notebook run without error, and are the expected
-    values released in exercises/ those of the reference answers' visible checks?"""
+    values the test cells of exercises/ load (from autograder/kernel/released/) those of the
+    reference answers' visible checks?"""
     assert report["errors"] == []
 
 

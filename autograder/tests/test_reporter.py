@@ -2,17 +2,19 @@
 value.
 
 Grading publishes entries and decides nothing; a released exercise decides against the
-values written into it; a source notebook run by hand decides only what a check can decide
-alone.
+values released with it (named by the test cell, read from the package's values files); a
+source notebook run by hand decides only what a check can decide alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import nbformat
 import numpy as np
 import pytest
 
@@ -238,3 +240,73 @@ def test_speedup_bar_is_this_machines() -> None:
         judge.submit(Entry("speedup", "jitted f", {"ratio": 4.0}), alone)
         with pytest.raises(AssertionError, match="at least 3.0x"):
             judge.submit(Entry("speedup", "jitted f", {"ratio": 2.0}), alone)
+
+
+def _values_folder(tmp_path: Path, records: list[Entry], test_id: str = "q1_tests") -> str:
+    """A values folder holding ``records`` for ``00_tiny``'s ``test_id``; their digest."""
+    from autograder.core.released import digest, merged, render_values
+
+    (tmp_path / "00_tiny.json").write_text(render_values("00_tiny", merged({}, {test_id: records})))
+    return digest(records)
+
+
+def test_expected_values_reads_the_named_values(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does expected_values(exercise, test id, digest) load the values of a values file (found
+    through $LEARN_JAX_RELEASED) and decide the cell's checks with them?"""
+    records = _recorded(lambda: check_array(np.ones(2), name="f(x)"))
+    key = _values_folder(tmp_path, records)
+    monkeypatch.setenv(judge.RELEASED_ENV, str(tmp_path))
+    assert judge.released_folders() == [tmp_path, judge.RELEASED]
+    judge.expected_values("00_tiny", "q1_tests", key)
+    assert judge._state.expected == records
+    check_array(jnp.ones(2), name="f(x)")
+    judge.expected_values("00_tiny", "q1_tests", key)
+    assert _message(lambda: check_array(jnp.zeros(2), name="f(x)")) == _message(
+        lambda: decide(records[0], _recorded(lambda: check_array(np.zeros(2), name="f(x)"))[0]))
+
+
+def test_a_digest_of_another_release_says_what_to_do(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the installed package lacks the values a cell names (the notebook and the package
+    come from different releases), is the error one line that says so and what to do, and is
+    nothing decided with other values?"""
+    records = _recorded(lambda: check_array(np.ones(2), name="f(x)"))
+    _values_folder(tmp_path, records)
+    monkeypatch.setenv(judge.RELEASED_ENV, str(tmp_path))
+    for args in [("00_tiny", "q1_tests", "0123456789ab"), ("00_tiny", "q9_tests", "0123456789ab"),
+                 ("99_none", "q1_tests", "0123456789ab"), ("../00_tiny", "q1_tests", "0")]:
+        with pytest.raises(judge.ReleaseMismatch) as info:
+            judge.expected_values(*args)
+        text = str(info.value)
+        assert "\n" not in text and "different releases" in text and "set-up cell" in text
+        assert "download the current notebook" in text
+        assert judge._state.expected is None
+
+
+def test_a_released_notebook_finds_the_package_values() -> None:
+    """Does every test cell of every committed exercise find, in the installed package, the
+    values it names (the values files are shipped with the package)?"""
+    from autograder.core.notebook import is_test
+    from autograder.core.released import written_reference
+    from autograder.grader.release import EXERCISES
+
+    named = 0
+    for path in sorted(EXERCISES.glob("*.ipynb")):
+        for cell in filter(is_test, nbformat.read(path, as_version=4).cells):
+            ref = written_reference(cell.source)
+            if ref is not None:
+                assert ref.exercise == path.stem
+                assert judge.released_values(ref.exercise, ref.test_id, ref.digest)
+                named += 1
+    assert named >= 40
+
+
+def test_the_inline_form_of_older_notebooks_still_loads() -> None:
+    """Does a notebook saved before the values moved out (expected_values with the packed
+    values as its one argument) still load them, and is a call with two arguments refused?"""
+    records = _recorded(lambda: check_array(np.ones(2), name="f(x)"))
+    judge.expected_values(pack(records))
+    assert judge._state.expected == records
+    with pytest.raises(TypeError):
+        judge.expected_values("00_tiny", "q1_tests")

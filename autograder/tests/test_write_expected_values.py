@@ -1,5 +1,6 @@
-"""Tests of autograder.grader.preprocessors.write_expected_values: released test cells carry the
-visible checks' expected values as data, never the hidden ones'."""
+"""Tests of autograder.grader.preprocessors.write_expected_values: released test cells load the
+visible checks' expected values as data, never the hidden ones': named in a short line (the
+course's own release, values in the package) or packed inline (a course outside it)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from autograder.core.decide import decide
 from autograder.core.evidence import Entry, encode, expected_lines, written_values
 from autograder.core.notebook import is_test
+from autograder.core.released import Reference, digest, written_reference
 from autograder.grader.preprocessors import WriteExpectedValues
 from autograder.grader.release import student_version, written_records
 from autograder.kernel import reporter as judge
@@ -119,6 +121,20 @@ def test_student_version_writes_only_visible_values() -> None:
     assert "ones((2, 2))" not in cell.source and "HIDDEN" not in cell.source
     assert written_records(nbformat.writes(released)) == {"q1_double_tests": [_visible()]}
     assert records["q1_double_tests"][1].hidden  # the caller's records are left as they were
+
+
+def test_with_an_exercise_the_cell_only_names_its_values() -> None:
+    """With an exercise named (the course's own release), does the test cell name its visible
+    values (exercise, cell, digest of the visible ones only) in short lines, with nothing
+    inline?"""
+    records = {"q1_double_tests": [_visible(), _hidden()]}
+    released = student_version(_source(), records, exercise="00_tiny")
+    (cell,) = [c for c in released.cells if is_test(c)]
+    assert written_reference(cell.source) == Reference("00_tiny", "q1_double_tests",
+                                                       digest([_visible()]))
+    assert written_values(cell.source) is None
+    assert max(len(line) for line in cell.source.splitlines()) <= 100
+    assert cell.source.endswith(TESTS.split("### BEGIN")[0])
 
 
 def test_student_version_with_only_hidden_records_writes_nothing() -> None:
