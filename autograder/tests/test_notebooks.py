@@ -45,6 +45,20 @@ def test_committed_notebooks_have_no_outputs() -> None:
     assert dirty == []
 
 
+BOOK_NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("*.ipynb"),
+                         *(ROOT / "book").glob("**/*.ipynb")])
+
+
+@pytest.mark.parametrize("path", BOOK_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_line_over_200_characters(path: Path) -> None:
+    """Is every line of every cell of a chapter or book page at most 200 characters (a table
+    row too: long rows are split), as in the released exercises (test_release.py)?"""
+    long = [f"cell {i} line {j + 1}: {len(line)} characters"
+            for i, cell in enumerate(_read(path).cells)
+            for j, line in enumerate(cell.source.splitlines()) if len(line) > 200]
+    assert long == []
+
+
 @pytest.mark.parametrize("path", ALL, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_first_code_cell_is_the_colab_setup(path: Path) -> None:
     """Does each notebook start with the shared set-up cell (Colab install, else nothing)?"""
