@@ -148,12 +148,7 @@ def values_in(values: Path, exercise: str) -> ValueSets:
         ValueError: when the file is not a well-formed values file of ``exercise``.
     """
     path = values / f"{exercise}.json"
-    if not path.exists():
-        return {}
-    try:
-        return read_values(path.read_text(), exercise)
-    except ValueError as exc:
-        raise ValueError(f"{path.name}: {exc}") from None
+    return read_values(path.read_text(), exercise) if path.exists() else {}
 
 
 def written_records(text: str, values: Path = VALUES,

@@ -185,20 +185,33 @@ def _first_cells(url: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=code[:end], metadata=nb.metadata)
 
 
+def _loads_first_values() -> str:
+    """A cell that loads the values 05_jit's first test cell names (its first two lines) from
+    the installed package, and prints how many it got."""
+    nb = nbformat.read(ROOT / "exercises" / "05_jit.ipynb", as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code" and "expected_values(" in c.source)
+    return ("".join(first.source.splitlines(keepends=True)[:2])
+            + "from autograder.kernel import reporter\n"
+            + "print('released values:', len(reporter._state.expected))\n")
+
+
 @pytest.mark.runtimes
 def test_first_cell_installs_the_package_in_a_fresh_runtime(fresh_runtime: dict) -> None:
     """In a fresh runtime without the package, does the first cell install it from the
-    repository (a local git+file clone here) and do the next cells import it and run?"""
+    repository (a local git+file clone here), do the next cells import it and run, and does a
+    test cell's first line find its expected values in the installed package?"""
     python = str(fresh_runtime["python"])
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     missing = subprocess.run([python, "-c", "import autograder"], capture_output=True, env=env,
                              cwd=fresh_runtime["base"])
     assert missing.returncode != 0, "the fresh runtime must lack the course package"
-    nb = _execute(_first_cells(fresh_runtime["url"]), "fresh-colab", fresh_runtime["base"],
-                  timeout=300)
+    nb = _first_cells(fresh_runtime["url"])
+    nb.cells.append(nbformat.v4.new_code_cell(_loads_first_values()))
+    nb = _execute(nb, "fresh-colab", fresh_runtime["base"], timeout=300)
     assert _errors(nb) == []
     printed = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
     assert f"JAX {fresh_runtime['jax']} on CPU" in printed
+    assert "released values: 3" in printed  # the package data came with the install
     where = subprocess.run([python, "-c", "import autograder; print(autograder.__file__)"], env=env,
                            capture_output=True, text=True, cwd=fresh_runtime["base"], check=True)
     assert "site-packages" in where.stdout
