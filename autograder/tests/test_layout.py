@@ -34,7 +34,8 @@ def copy(tmp_path: Path) -> Path:
 
 
 def _add_import(tree: Path, module: str, line: str) -> None:
-    path = tree / "autograder" / (module.replace(".", "/") + ".py")
+    path = tree / "autograder" / module.replace(".", "/")
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
     path.write_text(path.read_text() + f"\n{line}\n")
 
 

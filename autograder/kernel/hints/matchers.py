@@ -1,0 +1,198 @@
+"""What a hint is, and the matchers a hint table is written with.
+
+A :class:`Hint` pairs advice with a *matcher*: a function that says whether an exception is
+the kind of error the advice is for. The groups in :mod:`autograder.kernel.hints.table` build
+their matchers from the small pieces here, so that an entry reads as a sentence::
+
+    Hint("python-while-on-tracer", "...",
+         all_of(kind("TracerBoolConversionError", "ConcretizationTypeError"),
+                user_line_re(r"^while\\b")))
+
+Matchers look at the exception's class (:func:`kind`), its message (:func:`says`,
+:func:`says_re`), where JAX raised it (:func:`raised_in`) and the learner's line that led
+there (:func:`user_line_re`), so that one mistake gets one hint on every JAX version the
+course supports even where JAX words its error differently. :func:`transformation` tells
+a hint which transformation was tracing, for advice worded after it.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+
+Matcher = Callable[[BaseException], bool]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A generic course hint for one kind of error.
+
+    Attributes:
+        name: a short identifier (tests refer to hints by it, see
+            :func:`autograder.kernel.hints.hint_name`).
+        text: the advice shown to the learner.
+        matches: decides whether an exception is this kind of error.
+        keys: phrases that, found in a test's own message, mean that the message already gives
+            this advice (the hint is then left out as noise).
+    """
+
+    name: str
+    text: str | Callable[[BaseException], str]
+    matches: Matcher
+    keys: tuple[str, ...] = ()
+
+    def say(self, exc: BaseException) -> str:
+        """The advice for ``exc`` (a hint may word it after the transformation in play)."""
+        return self.text(exc) if callable(self.text) else self.text
+
+
+# --- the exception's class and message ---------------------------------------------------------
+
+
+def kind(*names: str) -> Matcher:
+    """The exception's class (or one of its bases) has one of these names.
+
+    Args:
+        names: class names, e.g. ``"ConcretizationTypeError"`` (which also matches its
+            subclass ``TracerBoolConversionError``).
+    """
+    return lambda exc: any(cls.__name__ in names for cls in type(exc).__mro__)
+
+
+def says(*fragments: str) -> Matcher:
+    """The exception's message contains one of these fragments.
+
+    Args:
+        fragments: literal text to look for.
+    """
+    return lambda exc: any(fragment in str(exc) for fragment in fragments)
+
+
+def says_re(pattern: str) -> Matcher:
+    """The exception's message matches this regular expression.
+
+    Args:
+        pattern: a regular expression, searched for anywhere in the message.
+    """
+    compiled = re.compile(pattern)
+    return lambda exc: compiled.search(str(exc)) is not None
+
+
+def all_of(*matchers: Matcher) -> Matcher:
+    """Every one of ``matchers`` matches."""
+    return lambda exc: all(m(exc) for m in matchers)
+
+
+def any_of(*matchers: Matcher) -> Matcher:
+    """At least one of ``matchers`` matches."""
+    return lambda exc: any(m(exc) for m in matchers)
+
+
+# --- where it was raised -----------------------------------------------------------------------
+
+
+def chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from or during (JAX re-raises with a cause)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 8:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _frames(exc: BaseException) -> Iterator[tuple[str, str, int]]:
+    """(file name, function name, line number) of every frame of ``exc``'s tracebacks."""
+    for link in chain(exc):
+        tb: TracebackType | None = link.__traceback__
+        for frame, lineno in traceback.walk_tb(tb):
+            yield frame.f_code.co_filename, frame.f_code.co_name, lineno
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Folders of JAX and jaxlib (their frames are not the learner's or the course's code)."""
+    dirs = []
+    for name in ("jax", "jaxlib"):
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path:
+            dirs.append(os.path.dirname(path) + os.sep)
+    return tuple(dirs)
+
+
+def raised_by_library(exc: BaseException) -> bool:
+    """True when the innermost frame of ``exc`` is inside JAX or jaxlib."""
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    if not frames:
+        return False
+    return frames[-1][0].f_code.co_filename.startswith(_library_dirs())
+
+
+def raised_in(*parts: str) -> Matcher:
+    """A frame of JAX's own code (file or function name) contains one of ``parts``.
+
+    For example ``raised_in("pmap")``: the error came from inside ``jax.pmap``. Only JAX's
+    frames count, so a learner's cell or file named after ``pmap`` does not.
+
+    Args:
+        parts: fragments of a file's base name or a function's name.
+    """
+    def match(exc: BaseException) -> bool:
+        library = _library_dirs()
+        return any(part in os.path.basename(filename) or part in function
+                   for filename, function, _ in _frames(exc) if filename.startswith(library)
+                   for part in parts)
+    return match
+
+
+def user_line(exc: BaseException) -> str:
+    """The source line of the innermost frame outside the installed libraries, Python's own
+    and this package (:func:`autograder.kernel.tracebacks.is_library_file`).
+
+    That is the learner's code that raised (or called into JAX). Empty when the source is not
+    available (IPython and the exercise harness register cells in ``linecache``).
+    """
+    from autograder.kernel.tracebacks import is_library_file
+
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    for frame, lineno in reversed(frames):
+        if not is_library_file(frame.f_code.co_filename):
+            return linecache.getline(frame.f_code.co_filename, lineno, frame.f_globals).strip()
+    return ""
+
+
+def user_line_re(pattern: str) -> Matcher:
+    """The learner's line that raised (:func:`user_line`) matches this regular expression.
+
+    Args:
+        pattern: a regular expression, e.g. ``r"^while\\b"`` for a Python ``while`` loop.
+    """
+    compiled = re.compile(pattern)
+    return lambda exc: compiled.search(user_line(exc)) is not None
+
+
+# --- the transformation in play ------------------------------------------------------------------
+
+
+def transformation(exc: BaseException) -> str:
+    """The JAX transformation that was tracing when ``exc`` was raised, from what JAX says:
+    ``"vmap"``, ``"grad"``, ``"jit"``, ``"scan"``... (``"jit"`` when JAX does not say).
+
+    Args:
+        exc: a tracer error (``TracerBoolConversionError``, ``ConcretizationTypeError``...).
+    """
+    text = "\n".join(str(link) for link in chain(exc))
+    found = re.search(r"while tracing the function .*? for (\w+)", text)
+    if found:
+        return found.group(1)
+    if re.search(r"\b(BatchTracer|VmapTracer)\b", text):  # VmapTracer from JAX 0.12
+        return "vmap"
+    if re.search(r"\b(JVPTracer|LinearizeTracer|JaxprTracer.*grad)", text):
+        return "grad"
+    return "jit"

@@ -1,0 +1,51 @@
+"""``pmap`` and its collectives: what is split over the devices (chapter 08, Question 6).
+
+``pmap`` splits every argument's leading axis over the devices unless ``in_axes`` says
+``None``: shared parameters and settings mapped by mistake, mapped axes that do not match the
+devices, and a collective naming an axis nothing declared. Shardings and ``shard_map`` are in
+:mod:`.sharding`; this group comes first because a scalar mapped by ``pmap`` can raise the
+error that :mod:`.sharding`'s ``scalar-split`` matches too.
+"""
+
+from __future__ import annotations
+
+from autograder.kernel.hints.matchers import (
+    Hint,
+    all_of,
+    any_of,
+    kind,
+    raised_in,
+    says,
+    user_line_re,
+)
+
+_PMAP_SHARED = (
+    "`pmap` split a value over the devices that has no device axis: with `in_axes=0` (the "
+    "default) every argument's leading axis is divided among the devices, and a scalar (such "
+    "as the bias `b`, or a Python float like a learning rate or scale) has no axis to divide. "
+    "Parameters and settings are shared, not split: give them `None` in `in_axes`, e.g. "
+    "`jax.pmap(step, axis_name=..., in_axes=(None, 0, 0, None))`."
+)
+
+HINTS: list[Hint] = [
+    # pmap with shared values mapped over the devices (JAX 0.10: IndexError from inside pmap;
+    # JAX 0.7: ValueError that names the rank; a pjit rank error for Python scalars).
+    Hint("pmap-shared-mapped", _PMAP_SHARED,
+         any_of(says("pmap was requested to map its argument along axis"),
+                all_of(kind("IndexError"), says("tuple index out of range"),
+                       any_of(raised_in("pmap", "_mapped_axis_size"),
+                              user_line_re(r"\bpmap\("))),
+                all_of(says("only valid for values of rank at least 1"),
+                       any_of(raised_in("pmap"), user_line_re(r"\bpmap\(")))),
+         keys=("in_axes",)),
+    Hint("pmap-sizes",
+         "The mapped axes of `pmap`'s arguments have different sizes, or do not match the "
+         "number of devices: parameters and settings shared by every device get `None` in "
+         "`in_axes`, and only the data is split (leading axis = number of devices).",
+         any_of(says("pmap got inconsistent sizes"),
+                all_of(kind("IndivisibleError"), raised_in("pmap")))),
+    Hint("unbound-axis",
+         "A collective (psum, pmean, ...) names an axis that no enclosing pmap/shard_map/vmap "
+         "declared: pass `axis_name=` to `jax.pmap`, or use the mesh's axis name.",
+         says("unbound axis name")),
+]

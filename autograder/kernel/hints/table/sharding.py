@@ -1,0 +1,62 @@
+"""Meshes, shardings and ``shard_map`` (chapter 08).
+
+Placing values on a mesh (parameters replicated with ``P()``, only the batch split), specs
+that split more axes than a value has, ``Explicit`` mesh axes whose result layout JAX cannot
+decide, bare ``P(...)`` outside a mesh, and ``shard_map``'s ``out_specs``. ``pmap`` is in
+:mod:`.pmap`.
+"""
+
+from __future__ import annotations
+
+from autograder.kernel.hints.matchers import Hint, all_of, any_of, kind, says, says_re
+
+_SCALAR_SPLIT = (
+    "A sharding that splits an axis, such as `P(\"data\")`, was given to a scalar (a rank-0 "
+    "value, such as the bias `b`), which has no axis to split. This usually means a whole "
+    "parameter dict was placed with the batch's `PartitionSpec`. Parameters are replicated, "
+    "a full copy on every device: `NamedSharding(mesh, P())`; only the batch's rows get "
+    "`P(\"data\")`."
+)
+
+HINTS: list[Hint] = [
+    # A scalar given P("data") by device_put (JAX 0.10: a bare AssertionError "(0, P('data',))";
+    # JAX 0.12: a ValueError "Length of sharding.spec (1) must be equal to aval's ndim (0)";
+    # JAX 0.7 and jit's shardings: "only valid for values of rank at least 1").
+    Hint("scalar-split", _SCALAR_SPLIT,
+         any_of(all_of(kind("AssertionError"), says_re(r"^\(0, (P|PartitionSpec)\(")),
+                says("only valid for values of rank at least 1"),
+                says("must be equal to aval's ndim (0)")),
+         keys=("P()",)),
+    Hint("in-specs-too-long",
+         "An `in_specs` entry splits more axes than its argument has, e.g. `P(\"data\")` for a "
+         "scalar such as the bias `b`: the parameters were given the batch's spec. Give the "
+         "parameters `P()` (replicated, every device gets all of them) and the batch "
+         "`P(\"data\")`: `in_specs=(P(), P(\"data\"), P(\"data\"))`.",
+         says("in_specs entry which is too long")),
+    # Explicit mesh axes: JAX could not work out a result's layout while tracing.
+    Hint("sharding-type-error",
+         "On mesh axes of type `Explicit` JAX works out every result's layout while it traces, "
+         "and here it cannot decide, usually because an operation contracts or sums an axis "
+         "that is split over the mesh. Say which layout you want: `out_sharding=` on the "
+         "operation (`jnp.matmul(a, b, out_sharding=P())` for a result replicated on every "
+         "device), or move an input first with `jax.sharding.reshard(x, P(...))`.",
+         kind("ShardingTypeError"),
+         keys=("out_sharding", "reshard")),
+    Hint("bare-spec-without-mesh",
+         "A bare `P(...)` names the current mesh, and none is set here. Call the code inside "
+         "`with jax.set_mesh(mesh):` (jit traces it there too), or pass "
+         "`NamedSharding(mesh, P(...))` instead of the bare spec.",
+         any_of(says("Using PartitionSpec when you are not under a mesh context"),
+                says("Please set a mesh via `jax.set_mesh` if a PartitionSpec"))),
+    Hint("out-specs-replication",
+         "`out_specs=P()` declares that every device returned the same value, but this value "
+         "differs between devices: it was computed from a block of an input split over a mesh "
+         "axis, and no `psum`/`pmean` made it equal everywhere (`all_gather`'s result still "
+         "counts as differing). Return it split, `out_specs=P(\"data\")`, or combine it with a "
+         "collective first.",
+         says("out_specs which require replication")),
+    Hint("shard-map-mesh-context",
+         "Wrap the step in `jax.jit` (or set the mesh with `jax.set_mesh`) before taking "
+         "gradients through `shard_map`.",
+         says("enter your `jit` into a mesh context")),
+]

@@ -1,0 +1,86 @@
+"""Python looking at a traced value: tracing and concrete values (chapter 05).
+
+Inside ``jit`` (and ``grad``, ``vmap``, ``lax.scan``) values are tracers, known only by their
+shape and dtype: a Python ``if``/``while``/``max``, ``int(...)``, NumPy, a data-dependent
+shape cannot use them. The specific hints (a ``while`` loop, ``max``/``min``, ``bincount``)
+come before the general ones for the same error classes (``TracerBoolConversionError`` is a
+``ConcretizationTypeError``, whose message says "Abstract tracer value encountered"). The
+``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`).
+"""
+
+from __future__ import annotations
+
+from autograder.kernel.hints.matchers import (
+    Hint,
+    all_of,
+    kind,
+    says,
+    transformation,
+    user_line_re,
+)
+
+
+def if_on_tracer(exc: BaseException) -> str:
+    """The hint for a Python ``if`` on a traced value, worded for the transformation."""
+    where = transformation(exc)
+    if where == "vmap":
+        return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
+                "each value stands for a whole batch, so Python cannot pick one branch. Select "
+                "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
+                "`jax.lax.cond` works too, but under vmap it computes both branches.")
+    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
+            "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
+            "or mark the argument static (`static_argnames`) if it is a configuration value, "
+            "not data. (`lax.cond` and `while_loop` are taught in chapter 06.)")
+
+
+_ON_TRACER = kind("TracerBoolConversionError", "ConcretizationTypeError")
+
+HINTS: list[Hint] = [
+    Hint("python-while-on-tracer",
+         "A Python `while` loop tested a traced value: inside `jit` (and `grad`, `vmap`, "
+         "`scan`) the loop condition is not known until the compiled program runs, so Python "
+         "cannot decide whether to go round again. Write the loop with "
+         "`jax.lax.while_loop(cond_fun, body_fun, init_state)`, carrying everything the loop "
+         "updates (e.g. `(x, steps)`) in the state.",
+         all_of(_ON_TRACER, user_line_re(r"^while\b")),
+         keys=("while_loop",)),
+    Hint("python-max-on-tracer",
+         "Python's `max`/`min` decide with an `if` on a traced value. Use `jnp.maximum(a, b)` / "
+         "`jnp.minimum(a, b)`, elementwise and traceable; to update one entry, "
+         "`y = y.at[-1].max(0.0)` (the `.at[]` updates of chapter 01).",
+         all_of(_ON_TRACER, user_line_re(r"(?<![\w.])(max|min)\(")),
+         keys=("jnp.maximum", "jnp.minimum")),
+    Hint("bincount-length",
+         "`jnp.bincount` under `jit` must know its output's size: pass a static `length`, e.g. "
+         "`jnp.bincount(labels, length=num_classes)` (`minlength` is only a lower bound). "
+         "With `length`, labels at or above it are dropped, not counted.",
+         says("of jnp.bincount")),
+    Hint("python-if-on-tracer", if_on_tracer,
+         kind("TracerBoolConversionError"),
+         keys=("lax.cond", "jnp.where")),
+    Hint("traced-index",
+         "A traced value was used where Python needs a concrete int (an index, a range, a "
+         "shape). Use `jax.lax.dynamic_slice`, `lax.fori_loop`, or make the argument static.",
+         kind("TracerIntegerConversionError"),
+         keys=("fori_loop", "static")),
+    Hint("boolean-mask",
+         "Boolean-mask indexing gives a shape that depends on the data, which jit cannot "
+         "compile. Keep the shape fixed: `jnp.where(mask, x, 0)` or `jnp.sum(x, where=mask)`.",
+         kind("NonConcreteBooleanIndexError")),
+    Hint("numpy-on-tracer",
+         "NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value: inside "
+         "`jit`, `grad`, `vmap` or `lax.scan` the values are not known yet, only their shapes "
+         "and dtypes. Use `jax.numpy` (`jnp.…`) for computations on traced arrays.",
+         kind("TracerArrayConversionError"),
+         keys=("jax.numpy", "jnp.")),
+    Hint("concrete-value",
+         "Code needed a concrete (known-at-trace-time) value from a traced array: a shape, a "
+         "Python `if`, `int(...)`, `float(...)`. Compute shapes from static values, keep "
+         "values as arrays (`jnp` functions), or mark the argument static with "
+         "`static_argnames`.",
+         kind("ConcretizationTypeError")),
+    Hint("abstract-tracer",
+         "A traced value was used where a concrete one is needed; see `static_argnames`.",
+         says("Abstract tracer value encountered")),
+]

@@ -1,0 +1,134 @@
+"""Tests of the hint table's layout (autograder.kernel.hints.table): small groups, unique names,
+and the precedence between hints that can match the same error (the first match wins)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import pkgutil
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from autograder.kernel import hints
+from autograder.kernel.hints import hint_name, table
+
+MAX_ENTRY_LINES = 80  # the lines of a group's HINTS list: one screen, scanned at a glance
+
+
+def _error_of(fn) -> BaseException:
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("expected an exception")
+
+
+def _matching(exc: BaseException) -> list[str]:
+    """The names of every hint whose matcher accepts ``exc``, in table order."""
+    return [hint.name for hint in table.HINTS if hint.matches(exc)]
+
+
+def test_every_group_module_is_in_the_table_once() -> None:
+    """Is every module of the table package one of its GROUPS, and no group listed twice (a
+    group left out of GROUPS would silently never match)?"""
+    modules = {info.name for info in pkgutil.iter_modules(table.__path__)}
+    assert sorted(group.__name__.rsplit(".", 1)[1] for group in table.GROUPS) == sorted(modules)
+
+
+@pytest.mark.parametrize("group", table.GROUPS, ids=lambda g: g.__name__.rsplit(".", 1)[1])
+def test_each_group_is_small_and_says_what_it_covers(group) -> None:
+    """Is each group's list of hints under MAX_ENTRY_LINES lines, and does its docstring say
+    what it covers and which chapter teaches it?"""
+    tree = ast.parse(inspect.getsource(group))
+    lists = [node for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+             and "HINTS" in ast.unparse(node.targets[0] if isinstance(node, ast.Assign)
+                                        else node.target)]
+    assert len(lists) == 1 and group.HINTS
+    assert lists[0].end_lineno - lists[0].lineno + 1 <= MAX_ENTRY_LINES
+    assert "chapter" in (ast.get_docstring(tree) or "")
+
+
+def test_hint_names_are_unique_across_groups() -> None:
+    """Does every hint have its own name (tests and feedback refer to hints by name)?"""
+    names = [hint.name for group in table.GROUPS for hint in group.HINTS]
+    assert len(names) == len(set(names))
+
+
+def test_the_lookup_tries_the_groups_in_order() -> None:
+    """Is the table the package looks hints up in every group's hints, group after group, each
+    group's in its own order?"""
+    assert hints._HINTS is table.HINTS
+    assert table.HINTS == [hint for group in table.GROUPS for hint in group.HINTS]
+
+
+def _while_loop(x):
+    while x > 0:
+        x = x - 1
+    return x
+
+
+def _python_max(x):
+    return max(x, 0.0)
+
+
+# (what, the error, the hint it gets, other hints that match it too): each case is an error that
+# more than one hint matches, so it fails if the table's order changes which one comes first.
+_TRACING_CASES = [
+    ("a Python while on a tracer", lambda: jax.jit(_while_loop)(3.0),
+     "python-while-on-tracer", {"python-if-on-tracer", "concrete-value"}),
+    ("Python's max on a tracer", lambda: jax.jit(_python_max)(3.0),
+     "python-max-on-tracer", {"python-if-on-tracer", "concrete-value"}),
+    ("a Python if on a tracer", lambda: jax.jit(lambda x: 1 if x > 0 else 2)(1.0),
+     "python-if-on-tracer", {"concrete-value"}),
+    ("bincount without a length", lambda: jax.jit(jnp.bincount)(jnp.arange(3)),
+     "bincount-length", {"concrete-value", "abstract-tracer"}),
+    ("float() of a tracer", lambda: jax.jit(lambda x: float(x))(1.0),
+     "concrete-value", {"abstract-tracer"}),
+]
+
+
+@pytest.mark.parametrize("what, raise_it, first, also", _TRACING_CASES,
+                         ids=[case[0] for case in _TRACING_CASES])
+def test_specific_tracing_hints_come_before_general_ones(what, raise_it, first, also) -> None:
+    """When a tracer error matches several hints (a `while` line, `max`, `bincount`, then the
+    general `if`, concrete-value and abstract-tracer hints), does the most specific one win?"""
+    exc = _error_of(raise_it)
+    matching = _matching(exc)
+    assert matching[0] == first and hint_name(exc) == first, (what, matching)
+    assert also <= set(matching), (what, matching)
+
+
+def _rank_error_on_a_pmap_line() -> BaseException:
+    """JAX 0.7's and jit's rank error, raised from a learner's line that calls pmap (test files
+    play the learner's part, :func:`autograder.kernel.tracebacks.is_library_file`)."""
+    error = ValueError("One of pjit arguments is incompatible with its sharding annotation: "
+                       "PartitionSpec('i',) is only valid for values of rank at least 1")
+    try:
+        raise error  # the learner's line: jax.pmap(step)(params, xs)
+    except ValueError as exc:
+        return exc
+
+
+def test_pmap_hints_come_before_sharding_hints() -> None:
+    """Does a scalar mapped by pmap (a rank error on a pmap line) get the pmap hint, though the
+    same words from device_put or jit's shardings mean the sharding hint (scalar-split)?"""
+    exc = _rank_error_on_a_pmap_line()
+    assert _matching(exc)[:2] == ["pmap-shared-mapped", "scalar-split"]
+    elsewhere = ValueError("PartitionSpec('data',) is only valid for values of rank at least 1")
+    assert _matching(elsewhere) == ["scalar-split"]
+
+
+def test_old_module_name_still_imports_the_package() -> None:
+    """Does a notebook saved before the split (``from autograder.hints import feedback``) still
+    import the hints, now a package, getting the very same module?"""
+    code = ("import warnings\nwarnings.simplefilter('ignore')\n"
+            "import autograder.hints as old, autograder.kernel.hints as new\n"
+            "from autograder.hints import feedback, case, advice, hint_for\n"
+            "print(old is new, feedback is new.feedback, len(old._HINTS) > 30)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.split() == ["True", "True", "True"]
