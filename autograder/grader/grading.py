@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import signal
 import threading
@@ -124,6 +125,13 @@ def _verdict_output(status: str, score: float, points: float, message: str) -> d
     if message and status != "passed":
         text += f" {message}"
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
+
+
+def _reason(log: str) -> str:
+    """The exception line of a failed nbgrader step's log (else its last line), shortened."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"[\w.]*(Error|Exception)\b", line)]
+    return ((errors or lines or ["no reason given"])[-1])[:300]
 
 
 def _kernel_stages(course: Path, student: str, assignment: str
@@ -272,9 +280,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             made = nbgrader(course, "generate_feedback", sub.assignment, sub.student,
                             timeout=FEEDBACK_TIMEOUT)
             if made.returncode != 0:  # the score stands; the missing page is said, not silent
-                why = (made.stderr.strip().splitlines() or ["no reason given"])[-1][:300]
-                result.message = " ".join(filter(None, [
-                    result.message, f"The feedback page could not be made: {why}"]))
+                result.message = "; ".join(filter(None, [
+                    result.message, f"the feedback page could not be made: "
+                                    f"{_reason(made.stderr)}"]))
             for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
                 shutil.copy(html, dest / "feedback.html")
             lap("feedback")

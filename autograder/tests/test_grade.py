@@ -259,6 +259,24 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
     assert "feedback" not in result["stages"] and "execute" in result["stages"]
 
 
+def test_a_feedback_page_not_made_is_said(tmp_path: Path, monkeypatch) -> None:
+    """When the feedback page cannot be made (here: its template is missing), is the
+    submission scored as usual, with no page, and its message saying why?"""
+    from autograder.grader import feedback_page
+    from autograder.tests.conftest import FIXTURES
+
+    monkeypatch.setattr(feedback_page, "TEMPLATE", "no_such_template")
+    (tmp_path / "ada").mkdir()
+    shutil.copy(FIXTURES / "submissions" / "partial.ipynb", tmp_path / "ada" / "00_tiny.ipynb")
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "ada"), "--source", str(FIXTURES / "course"),
+                 "--out", str(out)]) == 0
+    result = json.loads((out / "ada" / "00_tiny" / "result.json").read_text())
+    assert (result["status"], result["score"]) == ("graded", 3), result["message"]
+    assert "the feedback page could not be made: ValueError: No template" in result["message"]
+    assert not (out / "ada" / "00_tiny" / "feedback.html").exists()
+
+
 def test_reference_cache_is_reused_by_the_next_run(tmp_path: Path) -> None:
     """With --reference-cache, does a second grading run reuse the first run's trusted run
     (its records untouched, no new one) and its compiled programs, and score the same?"""
