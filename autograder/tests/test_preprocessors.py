@@ -91,3 +91,13 @@ def test_split_hints() -> None:
     assert split_hints("wrong shape. Hint: use vmap. Hint: or jnp.stack") == (
         "wrong shape.", ["use vmap.", "or jnp.stack"])
     assert split_hints("Hinted at nothing") == ("Hinted at nothing", [])
+
+
+def test_heading_of_keeps_names() -> None:
+    """Is a question's heading read as text, its emphasis and code marks gone but a name's
+    underscores kept?"""
+    from autograder.grader.preprocessors.summarize_questions import heading_of
+
+    cell = nbformat.v4.new_markdown_cell("Intro.\n\n## Question 2: **power** `lax.fori_loop` ##")
+    assert heading_of(cell) == "Question 2: power lax.fori_loop"
+    assert heading_of(nbformat.v4.new_markdown_cell("No heading here.")) is None

@@ -66,7 +66,8 @@ def heading_of(cell: Any) -> str | None:
     match = _HEADING.search(cell.get("source", ""))
     if not match:
         return None
-    text = re.sub(r"[*_`]", "", match.group(1)).strip()
+    text = re.sub(r"[*`]", "", match.group(1)).strip()  # emphasis and code marks (not _:
+    # names like fori_loop keep theirs)
     return text[:TITLE_CHARS] or None
 
 
