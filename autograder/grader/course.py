@@ -36,12 +36,13 @@ if TYPE_CHECKING:
 COURSE_ID = "learn-jax"
 
 _CONFIG = """\
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
 
-from autograder.grader.preprocessors import HideTestSource
+from autograder.grader.feedback_page import FeedbackExporter
+from autograder.grader.preprocessors import HideTestSource, SummarizeQuestions
 from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
 
 c = get_config()
@@ -63,9 +64,15 @@ c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 60
 # Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests,
 # nor run what a submission printed: HTML is cleaned (nbconvert's SanitizeHTML, bleach), and
-# every other rich output but text and images is dropped.
-c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, SanitizeHTML,
-                                    CSSHTMLHeaderPreprocessor]
+# every other rich output but text and images is dropped. The page is the course's template:
+# a table of what to fix first, test code folded, its own small CSS (no Bootstrap, no
+# Pygments sheet, so no CSSHTMLHeaderPreprocessor) and no script (no MathJax).
+c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, SummarizeQuestions,
+                                    SanitizeHTML]
+c.GenerateFeedback.exporter_class = FeedbackExporter
+# Its own section: nbgrader names the template "feedback" in HTMLExporter's.
+c.FeedbackExporter.template_name = {template!r}
+c.FeedbackExporter.extra_template_basedirs = [{templates!r}]
 c.SanitizeHTML.enabled = True  # nbconvert's preprocessors are off unless enabled
 c.SanitizeHTML.safe_output_keys = ["metadata", "text/plain", "image/png", "image/jpeg"]
 c.SanitizeHTML.sanitized_output_types = ["text/html", "text/markdown"]
@@ -143,7 +150,7 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
     unsandboxed ones never get it, since nothing there could keep them from writing it.
     Sandboxed kernels run on ``cpus`` only, when given (a job's share of the machine).
     """
-    from autograder.grader import sandbox
+    from autograder.grader import feedback_page, sandbox
 
     limits = limits or Limits()
     kernel, transport = "python3", "tcp"
@@ -157,7 +164,8 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
                        timeout=limits.cell_timeout, notebook_timeout=limits.notebook_timeout,
                        max_output=limits.max_output_bytes, kernel=kernel,
                        transport=transport, stages=str(stage_log(course)),
-                       prestart=sandboxed))
+                       prestart=sandboxed, template=feedback_page.TEMPLATE,
+                       templates=str(feedback_page.TEMPLATES)))
 
 
 def stage_log(course: Path) -> Path:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import signal
 import threading
@@ -31,6 +32,7 @@ from autograder.grader.course import (
     stage_log,
 )
 from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT
+from autograder.grader.preprocessors.summarize_questions import VERDICTS_KEY
 from autograder.grader.proof import add_proofs, proved
 from autograder.grader.release import SOLUTIONS, student_version
 from autograder.grader.result import QuestionResult, Result
@@ -125,6 +127,13 @@ def _verdict_output(status: str, score: float, points: float, message: str) -> d
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
 
 
+def _reason(log: str) -> str:
+    """The exception line of a failed nbgrader step's log (else its last line), shortened."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"[\w.]*(Error|Exception)\b", line)]
+    return ((errors or lines or ["no reason given"])[-1])[:300]
+
+
 def _kernel_stages(course: Path, student: str, assignment: str
                    ) -> tuple[dict[str, float], float | None]:
     """The kernel's stage timings that autograde's run just wrote (read once, then removed),
@@ -205,6 +214,7 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                        / f"{sub.assignment}.ipynb")
         graded = nbformat.read(graded_path, as_version=4)
         cells = {nbgrader_meta(c)["grade_id"]: c for c in graded.cells if is_test(c)}
+        verdicts: dict[str, dict[str, Any]] = {}  # the feedback page's table reads these
         # Asked for only now: the grader may still be recording it while the kernel ran.
         records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
                                   records_cache or course / "records")
@@ -254,7 +264,11 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 if cell:
                     cell.setdefault("outputs", []).append(
                         _verdict_output(status, score, q.points, msg[:1000]))
+                verdicts[q.tests_id] = {"question": q.answer_id, "status": status,
+                                        "score": score, "points": q.points,
+                                        "message": msg[:1000]}
             gb.db.commit()
+        graded.metadata[VERDICTS_KEY] = verdicts  # replaces whatever a submission put there
         nbformat.write(graded, graded_path)  # the feedback page shows the grader's verdicts
         result.score = sum(q.score for q in result.questions)
         # Screened cells whose question passed anyway (a student's own cell) are noted here.
@@ -263,8 +277,12 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         result.message = " ".join(notes)
         lap("judge")
         if feedback:
-            nbgrader(course, "generate_feedback", sub.assignment, sub.student,
-                     timeout=FEEDBACK_TIMEOUT)
+            made = nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                            timeout=FEEDBACK_TIMEOUT)
+            if made.returncode != 0:  # the score stands; the missing page is said, not silent
+                result.message = "; ".join(filter(None, [
+                    result.message, f"the feedback page could not be made: "
+                                    f"{_reason(made.stderr)}"]))
             for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
                 shutil.copy(html, dest / "feedback.html")
             lap("feedback")

@@ -203,6 +203,29 @@ def test_feedback_hides_hidden_tests(graded: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", ["partial", "empty-stub", "cells-deleted"])
+def test_feedback_page_starts_with_what_to_fix(graded: Path, case: str) -> None:
+    """Does the page of a submission with failures open with the table of questions, each
+    failed question's message there before the first answer's code, its links all landing
+    on the page, and the page small (about 10 kB; 133 kB with nbgrader's template)?"""
+    folder = graded / case / "00_tiny"
+    page = (folder / "feedback.html").read_text()
+    result = json.loads((folder / "result.json").read_text())
+    first_answer = page.index('<div class="answer">')
+    table = page.index('<table id="summary">')
+    assert table < first_answer
+    failed = [q for q in result["questions"] if q["status"] != "passed"]
+    assert failed
+    for q in failed:
+        assert page.index(html.escape(q["message"], quote=False), table) < first_answer, q
+    links = set(re.findall(r'href="#([^"]+)"', page))
+    assert {"q-q1_double", "q-q2_set_first"} <= links
+    assert links <= set(re.findall(r'id="([^"]+)"', page))
+    assert (folder / "feedback.html").stat().st_size < 16_000
+    assert "<script" not in page
+
+
+@pytest.mark.slow
 def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
     """Graded by nbgrader, does every solution score full marks and every exercise 0?"""
     subs = tmp_path / "subs"
@@ -234,6 +257,24 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
     assert (result["status"], result["score"]) == ("graded", 5), result["message"]
     assert not (out / "ada" / "00_tiny" / "feedback.html").exists()
     assert "feedback" not in result["stages"] and "execute" in result["stages"]
+
+
+def test_a_feedback_page_not_made_is_said(tmp_path: Path, monkeypatch) -> None:
+    """When the feedback page cannot be made (here: its template is missing), is the
+    submission scored as usual, with no page, and its message saying why?"""
+    from autograder.grader import feedback_page
+    from autograder.tests.conftest import FIXTURES
+
+    monkeypatch.setattr(feedback_page, "TEMPLATE", "no_such_template")
+    (tmp_path / "ada").mkdir()
+    shutil.copy(FIXTURES / "submissions" / "partial.ipynb", tmp_path / "ada" / "00_tiny.ipynb")
+    out = tmp_path / "out"
+    assert main(["grade", str(tmp_path / "ada"), "--source", str(FIXTURES / "course"),
+                 "--out", str(out)]) == 0
+    result = json.loads((out / "ada" / "00_tiny" / "result.json").read_text())
+    assert (result["status"], result["score"]) == ("graded", 3), result["message"]
+    assert "the feedback page could not be made: ValueError: No template" in result["message"]
+    assert not (out / "ada" / "00_tiny" / "feedback.html").exists()
 
 
 def test_reference_cache_is_reused_by_the_next_run(tmp_path: Path) -> None:

@@ -99,6 +99,10 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     "markup-in-message": ("def double(x):\n    raise ValueError('<img src=x onerror=alert(1)> "
                           "![p](https://example.invalid/p.png) [click](https://example.invalid)"
                           "')\n", 3, "error"),
+    # Markup in a hint: the answer prints a line that the feedback page's table reads as a
+    # hint of its tests; it must show as text there.
+    "markup-in-hint": ("def double(x):\n    print('Hint: <script>document.title = \"OWNED\""
+                       "</script><img src=x onerror=alert(1)>')\n    return x\n", 3, "failed"),
     # Stored script: the answer is right, the page must not run what it printed.
     "script-in-output": (CORRECT_Q1 + "display({'text/html': '<b>bold</b><script>"
                          "document.title = \"OWNED\"</script><img src=x onerror=alert(1)>'}, "
@@ -266,6 +270,18 @@ def test_feedback_runs_nothing_a_submission_printed(batch: dict) -> None:
     assert "<b>bold</b>" in page
     assert "<script>document.title" not in page
     assert not re.search(r"<img[^>]*onerror", page)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["markup-in-message", "markup-in-hint"])
+def test_feedback_table_shows_markup_as_text(batch: dict, case: str) -> None:
+    """Does markup in a failed check's message, or in a hint line the answer printed while
+    the tests ran, reach the feedback page's table of what to fix as escaped text, with no
+    tag or event handler of it anywhere in the page?"""
+    page = (batch["out"] / case / "00_tiny" / "feedback.html").read_text()
+    table = page[page.index('<table id="summary">'):page.index("</table>")]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in table
+    assert not re.search(r"<img[^>]*onerror", page) and "<script>document" not in page
 
 
 @pytest.mark.slow

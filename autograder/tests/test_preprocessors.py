@@ -1,4 +1,5 @@
-"""Tests of autograder.grader.preprocessors: MarkAnswerCells and HideTestSource."""
+"""Tests of autograder.grader.preprocessors: MarkAnswerCells, HideTestSource and
+SummarizeQuestions."""
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
@@ -6,8 +7,15 @@ from nbconvert.exporters import NotebookExporter
 from autograder.grader.preprocessors import (
     HideTestSource,
     MarkAnswerCells,
+    SummarizeQuestions,
     answer_marker,
     read_marker,
+)
+from autograder.grader.preprocessors.summarize_questions import (
+    ANCHOR_KEY,
+    ANSWER_KEY,
+    VERDICTS_KEY,
+    split_hints,
 )
 
 
@@ -45,3 +53,51 @@ def test_hide_test_source_in_an_exporter() -> None:
     assert "check(f(99))" not in body and "hidden tests ran here" in body
     assert "frame quoting" not in body and "AssertionError: f(99) != 1" in body
     assert "check(f(1))" in body
+
+
+def test_summarize_questions_reads_the_verdicts() -> None:
+    """Does each question get its heading, points, the grader's status and message, and its
+    hints (the message's own, then the ones its tests printed, each once), with its section
+    starting at its heading and its answer marked?"""
+    nb = _nb()
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("## Question 1: **f** of x\n\nProse."))
+    nb.cells[2].outputs.insert(0, nbformat.v4.new_output(
+        "stream", name="stdout", text="Q1: wrong\nHint: use jnp.\nHint: read the docs.\n"))
+    nb.metadata[VERDICTS_KEY] = {"q1_f_tests": {"status": "failed", "score": 0, "points": 1,
+                                                "message": "f(1) is 3, not 2. Hint: use jnp."}}
+    nb, resources = SummarizeQuestions().preprocess(nb, {})
+    (q,) = resources["questions"]
+    assert (q.id, q.title, q.score, q.points, q.status) == ("q1_f", "Question 1: f of x", 0, 1,
+                                                           "failed")
+    assert q.message == "f(1) is 3, not 2." and q.hints == ["use jnp.", "read the docs."]
+    assert nb.cells[0].metadata[ANCHOR_KEY] == q.anchor == "q-q1_f"
+    assert nb.cells[1].metadata[ANSWER_KEY] == q.anchor and VERDICTS_KEY not in nb.metadata
+
+
+def test_summarize_questions_without_verdicts_or_heading() -> None:
+    """Without the grader's verdicts (a notebook it did not judge), is nbgrader's score used,
+    and without a heading does the section start at the answer, named by its id?"""
+    nb = _nb()
+    nb.cells[1].metadata["nbgrader"]["score"] = 1.0
+    _, resources = SummarizeQuestions().preprocess(nb, {})
+    (q,) = resources["questions"]
+    assert (q.title, q.status, q.score, q.message) == ("q1_f", "passed", 1.0, "")
+    assert nb.cells[0].metadata[ANCHOR_KEY] == "q-q1_f"
+
+
+def test_split_hints() -> None:
+    """Are a message's ``Hint:`` parts split off, in order, and a message without one kept
+    whole?"""
+    assert split_hints("wrong shape. Hint: use vmap. Hint: or jnp.stack") == (
+        "wrong shape.", ["use vmap.", "or jnp.stack"])
+    assert split_hints("Hinted at nothing") == ("Hinted at nothing", [])
+
+
+def test_heading_of_keeps_names() -> None:
+    """Is a question's heading read as text, its emphasis and code marks gone but a name's
+    underscores kept?"""
+    from autograder.grader.preprocessors.summarize_questions import heading_of
+
+    cell = nbformat.v4.new_markdown_cell("Intro.\n\n## Question 2: **power** `lax.fori_loop` ##")
+    assert heading_of(cell) == "Question 2: power lax.fori_loop"
+    assert heading_of(nbformat.v4.new_markdown_cell("No heading here.")) is None

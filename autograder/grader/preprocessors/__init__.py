@@ -6,7 +6,8 @@ from autograder.grader.preprocessors.mark_answer_cells import (
            answer_marker,
            read_marker,
 )
+from autograder.grader.preprocessors.summarize_questions import SummarizeQuestions
 from autograder.grader.preprocessors.write_expected_values import WriteExpectedValues
 
-__all__ = ["HideTestSource", "MarkAnswerCells", "WriteExpectedValues", "answer_marker",
-           "read_marker"]
+__all__ = ["HideTestSource", "MarkAnswerCells", "SummarizeQuestions", "WriteExpectedValues",
+           "answer_marker", "read_marker"]
