@@ -5,6 +5,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# Test workers side by side (pytest-xdist); the timing-sensitive tests stay in one of them.
+TEST_WORKERS ?= 2
 STAMP  := $(VENV)/.installed
 export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
@@ -115,7 +117,7 @@ release: $(STAMP)
 test: setup setup-runtimes lint browser-deps sandbox-deps db-deps book
 	$(PY) -m autograder release --check
 	$(PY) -m bench.report --check
-	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra
+	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP) setup-newest
 	$(PY) -m bench.run

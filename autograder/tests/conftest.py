@@ -17,6 +17,33 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+TIMING_GROUP = "timing"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests for pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``).
+
+    A module's tests run on one worker, in order, so a module-scoped fixture is built once;
+    a test that runs on a kernel runtime is grouped with its module's other tests on that
+    runtime, so the runtimes run side by side. Every test marked ``timing`` (it measures time
+    against a bar) runs in one group, on one worker: no two timing-sensitive tests ever run
+    beside each other. Without xdist the marks do nothing.
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        if item.get_closest_marker("timing"):
+            group = TIMING_GROUP
+        else:
+            group = item.module.__name__.rsplit(".", 1)[-1] if item.module else item.nodeid
+            params = getattr(item, "callspec", None)
+            runtime = params.params.get("runtime", params.params.get("any_runtime")) \
+                if params else None
+            if runtime is not None:
+                group += f"[{getattr(runtime, 'name', runtime)}]"
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def tiny_course() -> Path:
     """Folder holding ``00_tiny.ipynb``, a two-question nbgrader source notebook."""

@@ -9,6 +9,9 @@ from bench import report
 from bench.run import main
 from bench.throughput import submission
 
+# Measures time against a bar (or loads the machine doing so): one at a time under xdist.
+pytestmark = pytest.mark.timing
+
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:

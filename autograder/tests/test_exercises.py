@@ -17,6 +17,9 @@ from autograder.tests.harness_runs import (
     long_or_course_failures,
 )
 
+# Measures time against a bar (or loads the machine doing so): one at a time under xdist.
+pytestmark = pytest.mark.timing
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
 

@@ -226,6 +226,7 @@ def test_feedback_page_starts_with_what_to_fix(graded: Path, case: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timing  # 05's speedup question is graded
 def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
     """Graded by nbgrader, does every solution score full marks and every exercise 0?"""
     subs = tmp_path / "subs"

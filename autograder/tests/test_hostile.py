@@ -451,6 +451,7 @@ def _memoised(fn):
     return remembered
 
 
+@pytest.mark.timing
 def test_a_memoising_answer_gains_nothing_while_its_jitted_twin_passes() -> None:
     """Does an eager answer that remembers results fail the timing test (fresh inputs every
     call), while the honest jitted twin passes and the memoiser would pass with repeated
@@ -658,6 +659,7 @@ def test_an_honest_kernel_reads_the_shared_compilation_cache(unscreened: dict) -
     assert (r["status"], r["score"]) == ("graded", 5), r["questions"]
 
 
+@pytest.mark.timing
 def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -> None:
     """Does an eager answer whose helper thread burns CPU only while the reference runs (so
     the reference's CPU time grows) fail the timing test with a message naming the thread,
@@ -725,6 +727,7 @@ def _smooth_batch(xs: Any) -> Any:
     return jnp.stack([_eager_smooth(x) for x in xs])
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("setting", ["jax_disable_jit", "jax_debug_nans"])
 def test_a_fake_jitted_answer_that_flips_jax_settings_loses_its_points(setting: str) -> None:
     """Does an eager object with ``lower``/``trace`` attributes that flips a JAX setting on
@@ -750,6 +753,7 @@ def test_a_fake_jitted_answer_that_flips_jax_settings_loses_its_points(setting: 
         jax.config.update(setting, before)
 
 
+@pytest.mark.timing
 def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
     """The twins: does a jitted answer keep every point when a JAX setting was changed
     *before* the tests (and stays so), and does an honest ``vmap(jit(f))`` pass the timing

@@ -151,3 +151,10 @@ def test_chapter_turns_on_short_tracebacks(chapter: str) -> None:
     first_error = next((i for i, c in enumerate(code)
                         if "raises-exception" in c.metadata.get("tags", [])), len(code))
     assert runtime < first_error
+
+
+def test_other_tests_are_grouped_by_module(request: pytest.FixtureRequest) -> None:
+    """Is a test not marked ``timing`` put in its module's xdist group (its module-scoped
+    fixtures built once, on one worker)?"""
+    group = request.node.get_closest_marker("xdist_group")
+    assert group is not None and group.args == ("test_notebooks",)

@@ -168,6 +168,7 @@ CAUGHT_EARLIER = {
 }
 
 
+@pytest.mark.timing  # the reference answers' speedup checks run
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_exercise_on_runtime(runtime: KernelRuntime, source: Path) -> None:
     """On the runtime, does every reference answer pass with its hidden tests, every stub fail

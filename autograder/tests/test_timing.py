@@ -13,6 +13,9 @@ import pytest
 
 from autograder.kernel import timing
 
+# Measures time against a bar (or loads the machine doing so): one at a time under xdist.
+pytestmark = pytest.mark.timing
+
 matplotlib.use("Agg")
 
 
@@ -168,3 +171,12 @@ def test_fresh_inputs_differ_each_call_but_keep_shape_dtype_and_other_leaves() -
         assert ints.tolist() == [0, 1, 2] and n == 7 and k is key and kwargs == {"scale": 0.5}
         seen.add((float(x[0]), float(y[0])))
     assert len(seen) == 50 and all(abs(a - 1.0) < 1e-3 for a, _ in seen)
+
+
+def test_timing_tests_run_in_one_xdist_group(request: pytest.FixtureRequest) -> None:
+    """Is every test marked ``timing`` (this module's too) put in the one xdist group, so that
+    no two timing-sensitive tests run beside each other under ``make test``'s workers?"""
+    from autograder.tests.conftest import TIMING_GROUP
+
+    group = request.node.get_closest_marker("xdist_group")
+    assert group is not None and group.args == (TIMING_GROUP,)
