@@ -5,9 +5,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
-# Test workers side by side (pytest-xdist, e.g. `make test TEST_WORKERS=2` on 4 or more
-# cores); the timing-sensitive tests stay in one of them. 0: one process. On a 2-core machine
-# two workers took as long as one (README), so one is the default.
+# Test workers side by side (pytest-xdist: `make test TEST_WORKERS=2`); the timing-sensitive
+# tests stay in one of them. 0: one process, the default (README: the times of both).
 TEST_WORKERS ?= 0
 STAMP  := $(VENV)/.installed
 export PYTHONUNBUFFERED := 1

@@ -21,7 +21,8 @@ TIMING_GROUP = "timing"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``).
+    """Group the tests for pytest-xdist (``make test TEST_WORKERS=2`` runs ``-n 2 --dist
+    loadgroup``; the default, one process, ignores the groups).
 
     A module's tests run on one worker, in order, so a module-scoped fixture is built once;
     a test that runs on a kernel runtime is grouped with its module's other tests on that
