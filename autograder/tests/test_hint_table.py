@@ -15,16 +15,9 @@ import pytest
 
 from autograder.kernel import hints
 from autograder.kernel.hints import hint_name, table
+from autograder.tests.test_hints import _error_of
 
 MAX_ENTRY_LINES = 80  # the lines of a group's HINTS list: one screen, scanned at a glance
-
-
-def _error_of(fn) -> BaseException:
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001
-        return exc
-    raise AssertionError("expected an exception")
 
 
 def _matching(exc: BaseException) -> list[str]:
