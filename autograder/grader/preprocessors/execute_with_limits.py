@@ -49,6 +49,7 @@ EVIDENCE_CUT = "learn_jax_evidence_dropped"
 # the client that sent it the code to run ahead with that request's id (or None)
 _SPARE: dict[str, tuple[Any, Path | None, Any]] = {}
 AHEAD_WAIT = 120  # seconds a notebook waits for its kernel's import ahead to finish
+AHEAD_POLL = 0.25  # seconds between checks that the kernel started ahead is still alive
 # What a kernel started ahead runs before its notebook arrives: the imports every notebook of
 # the course begins with. It leaves no variable in the user's namespace, and no history.
 PRESTART_CODE = "import jax as _jax, jax.numpy as _jnp\ndel _jax, _jnp\n"
@@ -88,12 +89,17 @@ def _close(sent: Any) -> None:
             pass
 
 
-def _wait_for(sent: Any, seconds: float) -> None:
-    """Wait until the kernel has run the code sent ahead (its reply), at most ``seconds``.
+def _wait_for(km: Any, sent: Any, seconds: float) -> None:
+    """Wait until the kernel has run the code sent ahead (its reply), at most ``seconds``, and
+    no longer than the kernel lives.
 
     A kernel may still be starting when the code is sent; closing the client before the
-    kernel took the request would drop it. Whatever happens, the notebook goes on.
+    kernel took the request would drop it. A kernel that died meanwhile never replies: its
+    death ends the wait at once (checked between short polls), so the next submission does
+    not stall for the whole ``seconds``. Whatever happens, the notebook goes on.
     """
+    from queue import Empty
+
     from jupyter_core.utils import ensure_async
 
     kc, msg_id = sent
@@ -101,7 +107,12 @@ def _wait_for(sent: Any, seconds: float) -> None:
 
     async def reply() -> None:
         while (left := deadline - monotonic()) > 0:
-            msg = await ensure_async(kc.get_shell_msg(timeout=left))
+            try:
+                msg = await ensure_async(kc.get_shell_msg(timeout=min(left, AHEAD_POLL)))
+            except Empty:
+                if not await ensure_async(km.is_alive()):
+                    return
+                continue
             if msg.get("parent_header", {}).get("msg_id") == msg_id:
                 return
 
@@ -231,7 +242,7 @@ class ExecuteWithLimits(Execute):
             return
         km, home, sent = spare
         if sent is not None:
-            _wait_for(sent, AHEAD_WAIT)
+            _wait_for(km, sent, AHEAD_WAIT)
             _close(sent)
         try:
             alive = run_sync(km.is_alive)()
