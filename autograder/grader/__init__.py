@@ -17,3 +17,13 @@ and :mod:`~autograder.grader.screen` (the notebook to run), :mod:`~autograder.gr
 :mod:`~autograder.grader.fetch` and :mod:`~autograder.grader.selfcheck` (a learner's own
 visible checks), dispatched by :mod:`~autograder.grader.cli`.
 """
+
+import sys
+
+# jsonschema, which nbformat and nbgrader import, checks the "iri" string formats with the
+# package rfc3987-syntax when it is installed (jupyter-events asks for it), and that package
+# compiles 38 grammars as it is imported: about 1.4 s of CPU in every grader process (the
+# command, each job, each nbgrader worker, each trusted run). Nothing here validates an IRI;
+# without the package, jsonschema leaves those two formats unchecked. An import that already
+# happened in this process is kept.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TIMING_GROUP = "timing"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Group the tests for pytest-xdist (``make test TEST_WORKERS=2`` runs ``-n 2 --dist
     loadgroup``; the default, one process, ignores the groups).
@@ -29,6 +30,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     runtime, so the runtimes run side by side. Every test marked ``timing`` (it measures time
     against a bar) runs in one group, on one worker: no two timing-sensitive tests ever run
     beside each other. Without xdist the marks do nothing.
+
+    This hook must run before pytest-xdist's, which turns each ``xdist_group`` mark into the
+    ``@group`` suffix of the test's id that ``--dist loadgroup`` schedules by: run after it,
+    the marks are ignored and every test is scheduled alone.
     """
     for item in items:
         if item.get_closest_marker("xdist_group"):

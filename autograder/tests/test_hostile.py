@@ -222,11 +222,11 @@ def batch(tmp_path_factory) -> dict:
     _corpus(root / "subs", canary)
     out = root / "out"
     _grade([root / "subs"], out, "--jobs", "2", "--course", str(root / "course"))
-    alone = root / "alone"
+    alone = root / "alone"  # the honest kinds with no hostile neighbour: one job, in turn
     for kind in HONEST:
         _write(root / "single" / kind, nbformat.read(
             FIXTURES / "submissions" / f"{kind}.ipynb", as_version=4))
-        _grade([root / "single" / kind], alone / kind)
+    _grade([root / "single"], alone)
     results = {p.parent.parent.name: json.loads(p.read_text())
                for p in out.glob("*/*/result.json")}
     return {"root": root, "out": out, "results": results, "canary": canary, "alone": alone}
@@ -400,8 +400,8 @@ def test_honest_submissions_graded_as_alone(batch: dict) -> None:
     def core(r: dict) -> list:
         return [(q["id"], q["score"], q["status"], q["message"]) for q in r["questions"]]
 
-    alone = {kind: json.loads(next((batch["alone"] / kind).glob("*/*/result.json"))
-                              .read_text()) for kind in HONEST}
+    alone = {kind: json.loads((batch["alone"] / kind / "00_tiny" / "result.json").read_text())
+             for kind in HONEST}
     honest = {c: r for c, r in batch["results"].items() if c.startswith("honest-")}
     assert len(honest) == HONEST_COPIES
     for case, r in honest.items():
