@@ -2,12 +2,15 @@
 
 For each timing question, the question's timing test runs ``runs`` times with the reference
 answer (a failure is a *false fail*) and ``runs`` times with a slow but correct answer (a
-pass is a *false pass*), once on an idle machine and once with every core kept busy by other
-processes. The test cell runs once per answer, recording the ``check_speedup`` calls it makes;
-each run repeats those calls through the real check (same functions, inputs, threshold,
-rounds, and second measurement after a near miss). For the slow answer the non-timing checks
-(jitted? retraced? vectorised?) are switched off, so a pass means the timing check itself was
-fooled.
+pass is a *false pass*), under three conditions: on an idle machine; with every core kept
+busy by other processes; and *pinned*, the way ``grade --jobs N --pin-cpus`` runs each job's
+kernels (in a fresh process confined to its share of the CPUs, one core of two here, JAX
+started there so that XLA sizes its threads to that share) with every core kept busy (the
+other jobs' kernels, the grader). The test cell runs once per answer, recording the
+``check_speedup`` calls it makes; each run repeats those calls through the real check (same
+functions, inputs, threshold, rounds, and second measurement after a near miss). For the
+slow answer the non-timing checks (jitted? retraced? vectorised?) are switched off, so a pass
+means the timing check itself was fooled.
 """
 
 from __future__ import annotations
@@ -166,9 +169,37 @@ def measure(prepared: dict[str, tuple[list, str]], runs: int,
     return result
 
 
+def _pin(cpus: list[int]) -> None:
+    """Pool initializer: confine this fresh process, which has not imported JAX yet, to
+    ``cpus`` (as the sandbox's launcher confines a job's kernel before it starts)."""
+    import os
+
+    os.sched_setaffinity(0, cpus)
+
+
+def _measure_case(chapter: str, answer_id: str, slow_case: str, runs: int) -> dict[str, Any]:
+    """:func:`prepare` and :func:`measure` one question, in this (pinned) process."""
+    return measure(prepare(chapter, answer_id, slow_case), runs)
+
+
+def pinned_share() -> list[int] | None:
+    """The CPUs the first of ``grade --jobs N`` jobs gives its kernels on this machine, N
+    being the CPU count (at least 2), as ``grade --pin-cpus`` shares them; None where this
+    machine cannot pin (one CPU, or no ``sched_setaffinity``)."""
+    import os
+
+    from autograder.grader.sandbox import job_cpus
+
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    return job_cpus(0, max(2, len(os.sched_getaffinity(0))))
+
+
 def run(runs: int = 100, busy_cores: int | None = None,
         cases: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
-    """Each timing question (default: all), idle then busy; results by condition, question."""
+    """Each timing question (default: all): idle, busy, then pinned (where this machine can
+    pin); results by condition, question."""
+    import concurrent.futures
     import os
 
     from autograder.grader.progress import Progress
@@ -176,19 +207,34 @@ def run(runs: int = 100, busy_cores: int | None = None,
 
     cases = cases or CASES
     cores = busy_cores or os.cpu_count() or 2
+    share = pinned_share()
+    conditions = ["idle", "busy"] + (["pinned"] if share else [])
     results: dict[str, Any] = {
         "runs": runs, "busy_cores": cores, "required": required_speedup(),
         "method": "each run repeats the question's check_speedup calls as its test cell makes "
                   "them (functions, inputs, threshold, rounds, second measurement after a "
                   "near miss)",
+        "pinned_cpus": share,
         "conditions": {}}
     prepared = {f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
                 for (chapter, answer_id), slow in cases.items()}
-    bar = Progress(2 * 2 * len(cases), f"x {runs} timing-test runs (idle, then busy)")
-    for condition in ("idle", "busy"):
+    bar = Progress(2 * len(conditions) * len(cases),
+                   f"x {runs} timing-test runs ({', then '.join(conditions)})")
+    for condition in conditions:
         start = time.perf_counter()
-        with busy(cores) if condition == "busy" else contextlib.nullcontext():
-            per_question = {name: measure(p, runs, bar.advance) for name, p in prepared.items()}
+        with busy(cores) if condition != "idle" else contextlib.nullcontext():
+            if condition == "pinned":  # a fresh process, JAX started on its share only
+                context = multiprocessing.get_context("spawn")
+                with concurrent.futures.ProcessPoolExecutor(
+                        1, mp_context=context, initializer=_pin, initargs=(share,)) as pool:
+                    per_question = {}
+                    for (chapter, answer_id), slow in cases.items():
+                        per_question[f"{chapter}/{answer_id}"] = pool.submit(
+                            _measure_case, chapter, answer_id, slow, runs).result()
+                        bar.advance(2)
+            else:
+                per_question = {name: measure(p, runs, bar.advance)
+                                for name, p in prepared.items()}
         results["conditions"][condition] = {"seconds": round(time.perf_counter() - start, 1),
                                             "questions": per_question}
     bar.done()

@@ -165,9 +165,16 @@ def _fidelity(d: dict[str, Any]) -> list[str]:
             lines.append(f"| {name} | {condition} | {q['false_fail']} / {d['runs']} | "
                          f"{q['false_pass']} / {d['runs']} | {ref[0]:.1f}x / "
                          f"{ref[len(ref) // 2]:.1f}x | {max(slow):.2f}x |")
+    pinned = d.get("pinned_cpus")
+    where = (f"on an idle machine, with {d['busy_cores']} processes spinning on the CPUs, and "
+             f"pinned: in a fresh process confined to CPU(s) {', '.join(map(str, pinned))} "
+             "(the share `grade --jobs N` gives one job's kernels, JAX started there so XLA "
+             "sizes its threads to it) with the same processes spinning"
+             if pinned and "pinned" in d["conditions"] else
+             f"on an idle machine and with {d['busy_cores']} processes spinning on the CPUs")
     return [f"Each timing test ran {d['runs']} times with the reference answer and "
             f"{d['runs']} times with a correct but slow answer (not jitted, or a Python loop), "
-            f"on an idle machine and with {d['busy_cores']} processes spinning on the CPUs. "
+            f"{where}. "
             f"The tests require {d['required']:g}x. Method: {d['method']}.", "", *lines, "",
             *_image("timing_fidelity"), f"Measured on {_machine(d['environment'])}.", ""]
 

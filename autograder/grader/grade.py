@@ -42,8 +42,12 @@ from autograder.grader.course import (
     record_grades,
     worker,
 )
-from autograder.grader.grading import environment, grade_one
-from autograder.grader.reference_run import compiled_programs, trusted_records
+from autograder.grader.grading import grade_one
+from autograder.grader.reference_run import (
+    compiled_programs,
+    recorded_environment,
+    trusted_records,
+)
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
@@ -197,13 +201,15 @@ def _invalid(sub: Submission, known: list[str]) -> Result:
 
 
 def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
-               progress) -> list[Result]:
+               progress) -> tuple[list[Result], dict]:
     """Grade ``todo``, one by one or in ``args.jobs`` processes; the course directory, if
-    asked for (``--course``), ends up holding every grade."""
+    asked for (``--course``), ends up holding every grade. Returns the results, and the
+    environment (JAX's version, backend, devices) the trusted runs found, which is the
+    kernels' (``{}`` when nothing was graded): JAX is never imported in this process."""
     names = sorted({s.assignment for s in todo})
     results: list[Result] = []
     if not todo:
-        return results
+        return results, {}
     first_seen = list(dict.fromkeys(s.assignment for s in todo))
     # One assignment after another, in the order the trusted runs go: each run is done (and
     # has filled the shared compilation cache) long before its assignment's later kernels.
@@ -229,7 +235,7 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                 progress.advance()
             for fut in recorded:
                 fut.result()  # a reference that fails its own tests fails the run
-            return results
+            return results, _environment(first_seen, args.source, records)
         template = Path(tmp) / "template"
         # The jobs start first and load nbgrader while the template course is generated here.
         # They are spawned, fresh interpreters, never forked: this process may hold JAX's
@@ -256,7 +262,16 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                 fut.result()
         if args.course:
             record_grades(results, clone_course(template, course_root, limits), args.source)
-    return results
+        return results, _environment(first_seen, args.source, records)
+
+
+def _environment(names: list[str], source: Path, records: Path) -> dict:
+    """The environment the first kept trusted run of ``names`` recorded (``{}`` if none)."""
+    for name in names:
+        found = recorded_environment(source / f"{name}.ipynb", records)
+        if found:
+            return found
+    return {}
 
 
 def _keep_fetch_record(paths: list[Path], out: Path) -> None:
@@ -317,7 +332,8 @@ def run(args: argparse.Namespace) -> int:
     results = [_invalid(sub, known) for sub in unknown]
     progress.advance(len(unknown))
     try:
-        results += _grade_all([s for s in subs if s not in unknown], args, limits, progress)
+        graded, env = _grade_all([s for s in subs if s not in unknown], args, limits, progress)
+        results += graded
         # hand-set scores on top; with --db, the grades recorded there (its manual scores kept)
         shown, classroom = decisions.settle(results, inputs, args.out, args.db, args.source)
     except Exception as exc:  # noqa: BLE001
@@ -326,7 +342,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close_workers()
     progress.done()
-    env = environment()
     for r in results:
         r.environment = env
         r.isolation = isolated

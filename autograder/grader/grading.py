@@ -292,16 +292,3 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         result.status, result.message = "error", f"{type(exc).__name__}: {exc}"[:2000]
     result.write(out)
     return result
-
-
-def environment() -> dict[str, Any]:
-    """JAX version, backend and devices that grading runs on."""
-    try:
-        import jax
-
-        return {"jax": jax.__version__, "backend": jax.default_backend(),
-                "devices": [str(d) for d in jax.devices()]}
-    except Exception as exc:  # noqa: BLE001
-        return {"error": str(exc)}
-
-

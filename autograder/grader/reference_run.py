@@ -92,8 +92,9 @@ def record(path: Path, compile_cache: bool = False) -> dict[str, Any]:
     after the one that imports JAX: what that cell compiles is not cached.
 
     Returns:
-        ``{"tests": {test id: [entry, ...]}, "errors": [...]}``; entries as JSON, those of a
-        hidden part marked ``hidden``.
+        ``{"tests": {test id: [entry, ...]}, "errors": [...], "environment": {...}}``;
+        entries as JSON, those of a hidden part marked ``hidden``; the environment is
+        :func:`environment`'s, of this run.
     """
     import matplotlib
 
@@ -117,7 +118,18 @@ def record(path: Path, compile_cache: bool = False) -> dict[str, Any]:
                 # Each cell's programs count as public only until answer code runs in it.
                 with watching_answers(secret) if watching else contextlib.nullcontext():
                     _record_cell(path.stem, i, cell, ns, tests, errors)
-    return {"tests": tests, "errors": errors}
+    return {"tests": tests, "errors": errors, "environment": environment()}
+
+
+def environment() -> dict[str, Any]:
+    """JAX's version, backend and devices in this process (JAX imported, if not yet)."""
+    try:
+        import jax
+
+        return {"jax": jax.__version__, "backend": jax.default_backend(),
+                "devices": [str(d) for d in jax.devices()]}
+    except Exception as exc:  # noqa: BLE001
+        return {"error": str(exc)}
 
 
 def _record_cell(stem: str, i: int, cell: Any, ns: dict, tests: dict[str, list[dict]],
@@ -236,6 +248,18 @@ def _run_reference(path: Path, python: str, compiled: Path | None = None) -> dic
         if private:
             shutil.rmtree(private, ignore_errors=True)
     return report
+
+
+def recorded_environment(path: Path, cache: Path) -> dict[str, Any] | None:
+    """The environment the trusted run of ``path`` kept in ``cache`` ran in: the JAX that
+    grading's kernels run (same Python, JAX, jaxlib and backend, the fingerprint says); None
+    when no such run is kept there (or it predates the field)."""
+    try:
+        report = json.loads((cache / f"{path.stem}-{fingerprint(path)}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    found = report.get("environment") if isinstance(report, dict) else None
+    return found if isinstance(found, dict) and found else None
 
 
 def trusted_records(path: Path, cache: Path | None = None,

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,6 +34,25 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("HARNESS-JSON ")]
     assert lines, f"harness printed no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return json.loads(lines[-1][len("HARNESS-JSON "):])
+
+
+def times_answers(source: Path) -> bool:
+    """Whether a test cell of the exercise source ``source`` times the answers (calls
+    ``check_speedup``)."""
+    nb = json.loads(source.read_text())
+    return any(cell.get("metadata", {}).get("nbgrader", {}).get("grade")
+               and "check_speedup(" in "".join(cell.get("source", []))
+               for cell in nb.get("cells", []))
+
+
+def source_param(source: Path) -> object:
+    """``source`` as a test parameter for the harness's tests, on every runtime: a source
+    whose tests time answers is marked ``timing`` (one group, never beside another timing
+    test); any other runs in a group of its own, ``exercise[<stem>]``, so that its pinned
+    report, which the other runtimes' tests compare against, is made once, on one worker."""
+    marks = (pytest.mark.timing if times_answers(source)
+             else pytest.mark.xdist_group(f"exercise[{source.stem}]"))
+    return pytest.param(source, id=source.stem, marks=marks)
 
 
 MAX_FAILURE_LINES = 15  # a failing check, as a notebook shows it (issue 28)

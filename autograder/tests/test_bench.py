@@ -9,16 +9,25 @@ from bench import report
 from bench.run import main
 from bench.throughput import submission
 
-# Measures time against a bar (or loads the machine doing so): one at a time under xdist.
-pytestmark = pytest.mark.timing
+
+def _tiny(tmp_path_factory, *names: str) -> Path:
+    """The benchmarks ``names`` at their tiny size, into a folder of their own."""
+    out = tmp_path_factory.mktemp("bench")
+    assert main(["--tiny", "--only", ",".join(names), "--out", str(out)]) == 0
+    return out
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
-    """Every benchmark at its tiny size, into one folder."""
-    out = tmp_path_factory.mktemp("bench")
-    assert main(["--tiny", "--out", str(out)]) == 0
-    return out
+    """Grading throughput and the course's speedups at their tiny sizes (no timing test runs:
+    02_pure_functions has none), into one folder."""
+    return _tiny(tmp_path_factory, "throughput", "speedups")
+
+
+@pytest.fixture(scope="module")
+def tiny_fidelity(tmp_path_factory) -> Path:
+    """The timing-test fidelity run at its tiny size (its tests are marked ``timing``)."""
+    return _tiny(tmp_path_factory, "fidelity")
 
 
 def _saved(folder: Path, name: str) -> dict:
@@ -29,10 +38,16 @@ def _saved(folder: Path, name: str) -> dict:
     return data
 
 
-def test_fidelity_records_false_fails_and_passes(tiny: Path) -> None:
-    """Does the fidelity run report false_fail/false_pass per question and condition?"""
-    data = _saved(tiny, "timing_fidelity")
-    for condition in ("idle", "busy"):
+@pytest.mark.timing  # runs the timing tests, loading every core: one at a time under xdist
+def test_fidelity_records_false_fails_and_passes(tiny_fidelity: Path) -> None:
+    """Does the fidelity run report false_fail/false_pass per question and condition, the
+    pinned condition too (its process confined to one job's share of the CPUs)?"""
+    from bench.fidelity import pinned_share
+
+    data = _saved(tiny_fidelity, "timing_fidelity")
+    share = pinned_share()
+    assert data["pinned_cpus"] == share
+    for condition in ("idle", "busy") + (("pinned",) if share else ()):
         for q in data["conditions"][condition]["questions"].values():
             assert {"false_fail", "false_pass"} <= set(q)
             assert q["reference"]["runs"] == 2 and q["reference"]["speedups"]
@@ -61,8 +76,23 @@ def test_page_shows_what_each_result_says(tiny: Path) -> None:
     page = report.render(tiny)
     rate = json.loads((tiny / "grading_throughput.json").read_text())["ways"]
     assert f"{rate['b_grade_jobs_1']['throughput_per_minute']:g}" in page
+    assert "../bench/results/course_speedups.png" in page
+    assert "## Timing-test fidelity\n\n" in page and "## Book build\n\nNot measured yet" in page
+    assert page.count("Not measured yet") == 2  # fidelity (not run here) and the book build
+
+
+@pytest.mark.timing
+def test_page_shows_the_fidelity_conditions(tiny_fidelity: Path) -> None:
+    """Does the page show each fidelity condition's false fails, the pinned one saying which
+    CPUs its process ran on?"""
+    data = json.loads((tiny_fidelity / "timing_fidelity.json").read_text())
+    page = report.render(tiny_fidelity)
     assert "../bench/results/timing_fidelity.png" in page
-    assert "## Book build\n\nNot measured yet" in page  # skipped at tiny size
+    for condition in data["conditions"]:
+        assert f"| {condition} | 0 / 2 |" in page or f"| {condition} | 1 / 2 |" in page \
+            or f"| {condition} | 2 / 2 |" in page
+    if data["pinned_cpus"]:
+        assert f"confined to CPU(s) {', '.join(map(str, data['pinned_cpus']))}" in page
 
 
 def test_committed_page_matches_committed_results() -> None:

@@ -15,16 +15,15 @@ from autograder.tests.harness_runs import (
     MAX_FAILURE_LINES,
     harness_report,
     long_or_course_failures,
+    source_param,
 )
-
-# Measures time against a bar (or loads the machine doing so): one at a time under xdist.
-pytestmark = pytest.mark.timing
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
 
 
-@pytest.fixture(scope="module", params=SOURCES, ids=[p.stem for p in SOURCES])
+# A source whose tests time answers is marked `timing` (one at a time under xdist).
+@pytest.fixture(scope="module", params=[source_param(p) for p in SOURCES])
 def report(request: pytest.FixtureRequest) -> dict:
     """The harness's report for one source on this (pinned) stack, shared with test_colab."""
     return harness_report(request.param)

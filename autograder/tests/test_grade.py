@@ -18,6 +18,7 @@ from autograder.__main__ import main
 from autograder.grader.grade import _usage_error
 from autograder.grader.release import ROOT
 from autograder.grader.submissions import RENAMED, Submission, current_name, discover
+from autograder.tests.harness_runs import times_answers
 
 EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
     "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),
@@ -225,19 +226,29 @@ def test_feedback_page_starts_with_what_to_fix(graded: Path, case: str) -> None:
     assert "<script" not in page
 
 
+SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
+TIMED = [p.stem for p in SOURCES if times_answers(p)]
+
+
 @pytest.mark.slow
-@pytest.mark.timing  # 05's speedup question is graded
-def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path) -> None:
-    """Graded by nbgrader, does every solution score full marks and every exercise 0?"""
+@pytest.mark.parametrize("stems", [
+    pytest.param(TIMED, id="timing-questions", marks=pytest.mark.timing),  # speedups graded
+    pytest.param([p.stem for p in SOURCES if p.stem not in TIMED], id="the-others")])
+def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path, stems: list[str]
+                                                       ) -> None:
+    """Graded by nbgrader, does every solution score full marks and every exercise 0? (The
+    assignments whose tests time answers are graded apart, one timing test at a time under
+    xdist; the two runs together grade every assignment.)"""
+    assert stems and set(TIMED) < {p.stem for p in SOURCES}
     subs = tmp_path / "subs"
     for folder, student in (("solutions", "reference"), ("exercises", "stub")):
         (subs / student).mkdir(parents=True)
-        for nb in sorted((ROOT / folder).glob("*.ipynb")):
-            shutil.copy(nb, subs / student / nb.name)
+        for stem in stems:
+            shutil.copy(ROOT / folder / f"{stem}.ipynb", subs / student / f"{stem}.ipynb")
     out = tmp_path / "out"
     assert main(["grade", str(subs), "--out", str(out), "--jobs", "2"]) == 0
     results = [json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))]
-    assert len(results) == 2 * len(list((ROOT / "solutions").glob("*.ipynb")))
+    assert len(results) == 2 * len(stems)
     for r in results:
         assert r["status"] == "graded", r["message"]
         want = r["max_score"] if r["student"] == "reference" else 0
@@ -258,6 +269,29 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
     assert (result["status"], result["score"]) == ("graded", 5), result["message"]
     assert not (out / "ada" / "00_tiny" / "feedback.html").exists()
     assert "feedback" not in result["stages"] and "execute" in result["stages"]
+
+
+def test_the_grader_process_never_imports_jax(tmp_path: Path) -> None:
+    """Does a grading run keep JAX out of the grader's own process (so nothing it starts can
+    be forked from a process holding JAX's threads), while each result still names the JAX,
+    backend and devices its kernel ran with (from the trusted run, in a process of its own)?"""
+    import subprocess
+    import sys
+
+    from autograder.tests.conftest import FIXTURES
+
+    (tmp_path / "ada").mkdir()
+    shutil.copy(FIXTURES / "submissions" / "correct.ipynb", tmp_path / "ada" / "00_tiny.ipynb")
+    out = tmp_path / "out"
+    code = ("import sys\nfrom autograder.grader.cli import main\n"
+            f"status = main(['grade', {str(tmp_path / 'ada')!r}, '--source', "
+            f"{str(FIXTURES / 'course')!r}, '--out', {str(out)!r}, '--no-feedback'])\n"
+            "print('STATUS', status, 'jax' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert "STATUS 0 False" in proc.stdout, proc.stderr[-2000:]
+    env = json.loads((out / "ada" / "00_tiny" / "result.json").read_text())["environment"]
+    assert env["jax"] and env["backend"] in ("cpu", "gpu", "tpu") and env["devices"]
 
 
 def test_a_feedback_page_not_made_is_said(tmp_path: Path, monkeypatch) -> None:
@@ -350,7 +384,8 @@ def test_require_sandbox_refuses_before_any_code_runs(tmp_path: Path, monkeypatc
                 tmp_path / "subs" / "ann" / "00_tiny.ipynb")
     monkeypatch.setattr(grade, "isolation", lambda: "none")
     started = []
-    monkeypatch.setattr(grade, "_grade_all", lambda todo, *a: started.append(todo) or [])
+    monkeypatch.setattr(grade, "_grade_all",
+                        lambda todo, *a: (started.append(todo) or [], {}))
     args = ["grade", str(tmp_path / "subs"), "--source", str(FIXTURES / "course"), "--out",
             str(tmp_path / "out")]
     assert cli([*args, "--require-sandbox"]) == 2

@@ -29,7 +29,11 @@ import pytest
 
 from autograder.kernel import compat
 from autograder.tests.conftest import KernelRuntime
-from autograder.tests.harness_runs import harness_report, long_or_course_failures
+from autograder.tests.harness_runs import (
+    harness_report,
+    long_or_course_failures,
+    source_param,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -168,8 +172,8 @@ CAUGHT_EARLIER = {
 }
 
 
-@pytest.mark.timing  # the reference answers' speedup checks run
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+# A source whose tests time answers is marked `timing` (its speedup checks run).
+@pytest.mark.parametrize("source", [source_param(p) for p in SOURCES])
 def test_exercise_on_runtime(runtime: KernelRuntime, source: Path) -> None:
     """On the runtime, does every reference answer pass with its hidden tests, every stub fail
     (zero), every wrong answer fail with the course's message seen on the pinned stack (but
