@@ -5,9 +5,10 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
-# Test workers side by side (pytest-xdist: `make test TEST_WORKERS=2`); the timing-sensitive
-# tests stay in one of them. 0: one process, the default (README: the times of both).
-TEST_WORKERS ?= 0
+# Test workers side by side (pytest-xdist, --dist loadgroup): a module's tests, and each
+# exercise's tests on every runtime, stay on one worker; every timing-sensitive test runs in
+# one group, never beside another. `make test TEST_WORKERS=0`: one process (README: times).
+TEST_WORKERS ?= 2
 STAMP  := $(VENV)/.installed
 export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
