@@ -12,14 +12,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 _RAN = re.compile(r"^\[(gw\d+)\] \[ *\d+%\] PASSED (\S+?)@(\S+)\s*$")
 
+# A small suite scheduled by this suite's own grouping hook: in each module, one test marked
+# timing and three that are not, so that a scheduler ignoring the groups spreads them.
+_MODULE = '''
+import time
 
-def _workers(*args: str) -> dict[str, set[str]]:
-    """Run pytest on two xdist workers with ``args``; group -> the workers its tests ran on
-    (from the verbose report, whose test ids carry the ``@group`` xdist scheduled by)."""
+import pytest
+
+
+@pytest.mark.timing
+def test_timed():
+    time.sleep(0.2)
+
+
+@pytest.mark.parametrize("n", range(3))
+def test_plain(n):
+    time.sleep(0.2)
+'''
+
+
+def _workers(*args: str, cwd: Path = ROOT) -> dict[str, set[str]]:
+    """Run pytest on two xdist workers with ``args`` in ``cwd``: group -> the workers its
+    tests ran on (from the verbose report, whose test ids carry the ``@group`` xdist
+    scheduled by)."""
+    import os
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup",
-                           "-v", "-p", "no:cacheprovider", *args], cwd=ROOT,
+                           "-v", "-p", "no:cacheprovider", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     ran = collections.defaultdict(set)
     for line in proc.stdout.splitlines():
         found = _RAN.match(line)
@@ -28,18 +51,27 @@ def _workers(*args: str) -> dict[str, set[str]]:
     return dict(ran)
 
 
-def test_each_module_runs_on_one_worker() -> None:
-    """Are a module's tests scheduled as one group, on one worker (so its module-scoped
-    fixtures are built once), two modules still spreading over both workers' queue?"""
-    ran = _workers("autograder/tests/test_layout.py", "autograder/tests/test_progress.py",
-                   "autograder/tests/test_proof.py")
-    assert set(ran) == {"test_layout", "test_progress", "test_proof"}
+def _suite(tmp_path: Path) -> Path:
+    """Three modules and a conftest.py that takes this suite's grouping hook."""
+    (tmp_path / "conftest.py").write_text(
+        "from autograder.tests.conftest import pytest_collection_modifyitems  # noqa: F401\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    timing: timed\n")
+    for name in ("test_one", "test_two", "test_three"):
+        (tmp_path / f"{name}.py").write_text(_MODULE)
+    return tmp_path
+
+
+def test_groups_are_what_xdist_schedules(tmp_path: Path) -> None:
+    """Run by pytest-xdist (the versions requirements.txt pins), is each module's group of
+    plain tests on one worker, and every test marked ``timing``, from all three modules, in
+    one group on one worker, so that no two timing-sensitive tests ever run side by side?"""
+    ran = _workers(str(_suite(tmp_path)), cwd=tmp_path)
+    assert set(ran) == {"test_one", "test_two", "test_three", "timing"}, ran
     assert all(len(workers) == 1 for workers in ran.values()), ran
 
 
-def test_timing_tests_of_two_modules_share_one_worker() -> None:
-    """Do tests marked ``timing`` in different modules run in one group, on one worker, so
-    that no two timing-sensitive tests ever run side by side?"""
-    ran = _workers("autograder/tests/test_bench.py", "autograder/tests/test_exercises.py",
-                   "-k", "fill_answers_as_named or hold_no_expected_values")
-    assert set(ran) == {"timing"} and len(ran["timing"]) == 1, ran
+def test_the_real_suite_keeps_a_module_on_one_worker() -> None:
+    """In this suite itself, are a cheap module's tests scheduled as one group?"""
+    ran = _workers("autograder/tests/test_layout.py", "autograder/tests/test_progress.py")
+    assert set(ran) == {"test_layout", "test_progress"}, ran
+    assert all(len(workers) == 1 for workers in ran.values()), ran

@@ -86,9 +86,9 @@ ANSWERS: dict[str, tuple[str, float, str]] = {
     "chatty-during-tests": ("def double(x):\n    print('x' * 150_000)\n    return 2 * x\n",
                             5, "passed"),
     # ... and 6 MB of made-up results published while the tests run gain nothing.
-    "evidence-flood": ("def double(x):\n    for _ in range(3_000):\n        display({'application/"
+    "evidence-flood": ("def double(x):\n    for _ in range(300):\n        display({'application/"
                        "vnd.learn-jax.evidence+json': {'check': 'array', 'name': 'double(arange("
-                       "3.0))', 'got': {'none': True}, 'pad': 'y' * 2_000}}, raw=True)\n"
+                       "3.0))', 'got': {'none': True}, 'pad': 'y' * 20_000}}, raw=True)\n"
                        "    return x\n", 3, "failed"),
     # IPython's history, printed while the tests run: test cells never enter it, so the
     # hidden tests (their marker) reach neither the page nor result.json.
