@@ -30,7 +30,6 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from autograder.grader import decisions
 from autograder.grader.course import (
@@ -43,7 +42,7 @@ from autograder.grader.course import (
     record_grades,
     worker,
 )
-from autograder.grader.grading import feedback_pass, grade_one
+from autograder.grader.grading import grade_one
 from autograder.grader.reference_run import (
     compiled_programs,
     recorded_environment,
@@ -96,24 +95,17 @@ def _job_course(scratch: Path) -> Path:
 
 
 _CPUS: list[int] | None = None  # this pool process's CPUs for its kernels (job_cpus)
-_GRADED: list[Result] = []  # this pool process's results whose pages the feedback pass makes
-_TOGETHER: Any = None  # a barrier: every job holds one feedback-pass task before any starts
-TOGETHER_WAIT = 600  # seconds a job's feedback pass waits for the other jobs to take theirs
 
 
-def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int,
-                 together: Any = None) -> None:
+def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int) -> None:
     """Pool initializer: take this job's number (its share of the CPUs for its kernels), start
-    its nbgrader worker, and stop that when the job ends; ``together`` is the barrier of the
-    jobs' feedback passes (:func:`_feedback_in_job`).
+    its nbgrader worker, and stop that when the job ends.
 
     The worker loads nbgrader while the main process is still generating the template
     course; it reads the course's config at its first step, after :func:`clone_course`.
     """
-    global _CPUS, _TOGETHER
+    global _CPUS
     from multiprocessing import util
-
-    _TOGETHER = together
 
     from autograder.grader.sandbox import job_cpus
 
@@ -128,37 +120,13 @@ def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
-                  source: Path, limits: Limits, records: Path) -> Result:
-    """Grade one submission in a pool process, in that process's own copy of the course (its
-    feedback page waits for :func:`_feedback_in_job`)."""
+                  source: Path, limits: Limits, records: Path, feedback: bool) -> Result:
+    """Grade one submission in a pool process, in that process's own copy of the course."""
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits, compiled_programs(records), _CPUS)
-    result = grade_one(sub, course, gradebook_url(course), out, source, limits, records,
-                       feedback=False)
-    _GRADED.append(result)
-    return result
-
-
-def _feedback_in_job(scratch: Path, out: Path) -> list[Result]:
-    """The feedback pass of this job (one ``generate_feedback`` per assignment it graded, in
-    its own course); returns its results, each with its page's outcome and time.
-
-    The main process submits one such task per job once grading is done. Each first waits at
-    a barrier until every job holds one: so no job takes two and none is left out.
-    """
-    import threading
-
-    if _TOGETHER is not None:
-        try:
-            _TOGETHER.wait(TOGETHER_WAIT)
-        except threading.BrokenBarrierError:  # a job is gone: the pool reports that itself
-            pass
-    done = list(_GRADED)
-    _GRADED.clear()
-    if done:
-        feedback_pass(_job_course(scratch), done, out)
-    return done
+    return grade_one(sub, course, gradebook_url(course), out, source, limits, records,
+                     feedback)
 
 
 
@@ -263,14 +231,10 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                              compiled=compiled)
             for sub in todo:
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
-                                         records, feedback=False))
+                                         records, args.feedback))
                 progress.advance()
             for fut in recorded:
                 fut.result()  # a reference that fails its own tests fails the run
-            if args.feedback:  # the pages, one nbgrader call per assignment
-                pages = _pages_progress(results)
-                feedback_pass(course_root, results, args.out, pages.advance)
-                pages.done()
             return results, _environment(first_seen, args.source, records)
         template = Path(tmp) / "template"
         # The jobs start first and load nbgrader while the template course is generated here.
@@ -280,45 +244,25 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
         numbers = context.Queue()
         for number in range(args.jobs):
             numbers.put(number)
-        together = context.Barrier(args.jobs)
         with concurrent.futures.ProcessPoolExecutor(
                 args.jobs, mp_context=context, initializer=_job_started,
-                initargs=(Path(tmp), numbers, args.jobs if args.pin_cpus else 1,
-                          together)) as pool:
+                initargs=(Path(tmp), numbers, args.jobs if args.pin_cpus else 1)) as pool:
             for _ in range(args.jobs):  # a spawning pool starts a job per task waiting
                 pool.submit(os.getpid)
             recorded = record_all()
             make_course(template, names, limits=limits, source=args.source, compiled=compiled)
             close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
-                                   args.source, limits, records)
+                                   args.source, limits, records, args.feedback)
                        for sub in todo]
             for fut in concurrent.futures.as_completed(futures):
                 results.append(fut.result())
                 progress.advance()
             for fut in recorded:
                 fut.result()
-            if args.feedback:  # each job's pages, one nbgrader call per assignment
-                pages = _pages_progress(results)
-                passes = [pool.submit(_feedback_in_job, Path(tmp), args.out)
-                          for _ in range(args.jobs)]
-                paged = {}
-                for fut in concurrent.futures.as_completed(passes):
-                    done = fut.result()
-                    paged.update({(r.student, r.assignment): r for r in done})
-                    pages.advance(sum(r.status == "graded" for r in done))
-                pages.done()
-                results = [paged.get((r.student, r.assignment), r) for r in results]
         if args.course:
             record_grades(results, clone_course(template, course_root, limits), args.source)
         return results, _environment(first_seen, args.source, records)
-
-
-def _pages_progress(results: list[Result]) -> Any:
-    """A progress bar for the feedback pages of ``results`` (one per graded submission)."""
-    from autograder.grader.progress import Progress
-
-    return Progress(sum(r.status == "graded" for r in results), "feedback pages")
 
 
 def _environment(names: list[str], source: Path, records: Path) -> dict:

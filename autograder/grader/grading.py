@@ -14,7 +14,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,58 +149,6 @@ def _kernel_stages(course: Path, student: str, assignment: str
             float(cpu) if isinstance(cpu, int | float) else None)
 
 
-def _page(course: Path, result: Result, out: Path) -> None:
-    """Make ``result``'s feedback page alone (nbgrader's ``generate_feedback`` for its
-    student) and copy it to ``out``; a page that could not be made is said in the result's
-    message (the score stands)."""
-    made = nbgrader(course, "generate_feedback", result.assignment, result.student,
-                    timeout=FEEDBACK_TIMEOUT)
-    if made.returncode != 0:
-        _said_missing(result, _reason(made.stderr))
-    _copy_page(course, result, out)
-
-
-def _copy_page(course: Path, result: Result, out: Path) -> bool:
-    """Copy ``result``'s page from ``course`` into ``out``; whether there was one."""
-    pages = sorted((course / "feedback" / result.student / result.assignment).glob("*.html"))
-    for html in pages:
-        shutil.copy(html, out / result.student / result.assignment / "feedback.html")
-    return bool(pages)
-
-
-def _said_missing(result: Result, why: str) -> None:
-    result.message = "; ".join(filter(None, [
-        result.message, f"the feedback page could not be made: {why}"]))
-
-
-def feedback_pass(course: Path, results: list[Result], out: Path,
-                  advance: Callable[[int], None] | None = None) -> None:
-    """Make the feedback pages of ``results`` (graded in ``course`` with ``grade_one(...,
-    feedback=False)``) in one nbgrader ``generate_feedback`` per assignment, not one per
-    student: nbgrader's start-up for a step is paid once per assignment. Each page is copied
-    to ``out``; each result gets its share of the pass's time as its ``feedback`` stage. A
-    page the pass did not make is tried again alone, so that its result says why (the score
-    stands), as when pages are made one by one. ``advance`` is told how many pages each
-    assignment's pass made.
-    """
-    by_assignment: dict[str, list[Result]] = {}
-    for r in results:
-        if r.status == "graded":
-            by_assignment.setdefault(r.assignment, []).append(r)
-    for assignment, graded in by_assignment.items():
-        began = time.perf_counter()
-        nbgrader(course, "generate_feedback", assignment,
-                 timeout=FEEDBACK_TIMEOUT * len(graded))
-        for r in graded:
-            if not _copy_page(course, r, out):
-                _page(course, r, out)
-        share = round((time.perf_counter() - began) / len(graded), 4)
-        for r in graded:
-            r.stages["feedback"] = share
-        if advance:
-            advance(len(graded))
-
-
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
               source_dir: Path = SOLUTIONS, limits: Limits | None = None,
               records_cache: Path | None = None, feedback: bool = True) -> Result:
@@ -329,7 +277,14 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         result.message = " ".join(notes)
         lap("judge")
         if feedback:
-            _page(course, result, out)
+            made = nbgrader(course, "generate_feedback", sub.assignment, sub.student,
+                            timeout=FEEDBACK_TIMEOUT)
+            if made.returncode != 0:  # the score stands; the missing page is said, not silent
+                result.message = "; ".join(filter(None, [
+                    result.message, f"the feedback page could not be made: "
+                                    f"{_reason(made.stderr)}"]))
+            for html in (course / "feedback" / sub.student / sub.assignment).glob("*.html"):
+                shutil.copy(html, dest / "feedback.html")
             lap("feedback")
     except InvalidSubmission as exc:
         result.status, result.message = "invalid", f"{sub.path.name}: {exc}"

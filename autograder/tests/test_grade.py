@@ -271,43 +271,6 @@ def test_no_feedback_skips_the_page_and_keeps_the_score(tmp_path: Path) -> None:
     assert "feedback" not in result["stages"] and "execute" in result["stages"]
 
 
-def test_feedback_pages_are_made_in_one_pass_per_assignment(tmp_path: Path, monkeypatch
-                                                            ) -> None:
-    """Are the feedback pages of a run made by one nbgrader ``generate_feedback`` for the
-    assignment (not one per student), after every submission was autograded, each student
-    getting their own page and a share of the pass's time as their ``feedback`` stage?"""
-    from autograder.grader import grading
-    from autograder.tests.conftest import FIXTURES
-
-    steps = []
-    real = grading.nbgrader
-
-    def counting(course, step, assignment, student=None, timeout=None):
-        steps.append((step, student))
-        return real(course, step, assignment, student, timeout=timeout)
-
-    monkeypatch.setattr(grading, "nbgrader", counting)
-    cases = {"ann": "correct", "bob": "partial", "cy": "empty-stub"}
-    for student, case in cases.items():
-        (tmp_path / "subs" / student).mkdir(parents=True)
-        shutil.copy(FIXTURES / "submissions" / f"{case}.ipynb",
-                    tmp_path / "subs" / student / "00_tiny.ipynb")
-    out = tmp_path / "out"
-    assert main(["grade", str(tmp_path / "subs"), "--source", str(FIXTURES / "course"),
-                 "--out", str(out)]) == 0
-    assert steps == [("autograde", s) for s in cases] + [("generate_feedback", None)]
-    scores = set()
-    for student in cases:
-        result = json.loads((out / student / "00_tiny" / "result.json").read_text())
-        assert result["stages"]["feedback"] > 0 and "could not be made" not in result["message"]
-        page = (out / student / "00_tiny" / "feedback.html").read_text()
-        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
-        shown = re.findall(r"(\d+(?:\.\d+)?) / (\d+(?:\.\d+)?) (?:Passed|Failed)", text)
-        assert shown == [(f"{q['score']:g}", f"{q['max_score']:g}") for q in result["questions"]]
-        scores.add(result["score"])
-    assert scores == {5, 3, 0}  # each page is its own student's
-
-
 def test_the_grader_process_never_imports_jax(tmp_path: Path) -> None:
     """Does a grading run keep JAX out of the grader's own process (so nothing it starts can
     be forked from a process holding JAX's threads), while each result still names the JAX,
