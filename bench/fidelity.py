@@ -3,7 +3,7 @@
 For each timing question, the question's timing test runs ``runs`` times with the reference
 answer (a failure is a *false fail*) and ``runs`` times with a slow but correct answer (a
 pass is a *false pass*), under three conditions: on an idle machine; with every core kept
-busy by other processes; and *pinned*, the way ``grade --jobs N --pin-cpus`` runs each job's
+busy by other processes; and *pinned*, the way ``grade --jobs N`` runs each job's
 kernels (in a fresh process confined to its share of the CPUs, one core of two here, JAX
 started there so that XLA sizes its threads to that share) with every core kept busy (the
 other jobs' kernels, the grader). The test cell runs once per answer, recording the
@@ -183,9 +183,9 @@ def _measure_case(chapter: str, answer_id: str, slow_case: str, runs: int) -> di
 
 
 def pinned_share() -> list[int] | None:
-    """The CPUs the first of ``grade --jobs N`` jobs gives its kernels on this machine, N
-    being the CPU count (at least 2), as ``grade --pin-cpus`` shares them; None where this
-    machine cannot pin (one CPU, or no ``sched_setaffinity``)."""
+    """The CPUs the first of ``grade --jobs N`` jobs gives its kernels on this machine (N
+    the CPU count, at least 2; ``--pin-cpus``, the default); None where this machine cannot
+    pin (one CPU, or no ``sched_setaffinity``)."""
     import os
 
     from autograder.grader.sandbox import job_cpus

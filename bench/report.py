@@ -72,9 +72,11 @@ def _stages(d: dict[str, Any]) -> list[str]:
     cpu = d.get("kernel_cpu") or {}
     kernels = []
     if cpu:
+        pinned = ", each job's kernels on its share of the CPUs," if d.get("c_pinned") else ","
         parts = [f"{label} {cpu[key]['mean_seconds']:.2f} s" for key, label in
-                 (("b", "(b)"), ("c", f"(c), `--jobs {jobs}`, each job's kernels on its share of "
-                                  "the CPUs,")) if key in cpu]
+                 (("b", "(b)"), ("c", f"(c), `--jobs {jobs}`{pinned}"),
+                  ("c_unpinned", "(c) with `--no-pin-cpus`, every kernel on every CPU,"))
+                 if key in cpu]
         kernels = ["CPU seconds (user and system) of each submission's kernel, from its start "
                    "(JAX imported ahead) to its last cell, mean: " + "; ".join(parts) + ".", ""]
     bare = d["ways"]["bare_execution"]
@@ -85,6 +87,17 @@ def _stages(d: dict[str, Any]) -> list[str]:
             f"({d['bare_compile_share']:.0%}) were JAX tracing, lowering and compiling "
             "(summed from JAX's compile log): the most a compilation cache could save if every "
             "program hit it.", ""]
+
+
+def _pinning(d: dict[str, Any]) -> list[str]:
+    """What giving each job's kernels their share of the CPUs did to (c), where measured."""
+    ratio = d.get("pinned_over_unpinned")
+    if not ratio:
+        return []
+    return [f"- Each job's kernels on their share of the CPUs (the default): (c) took "
+            f"{ratio['seconds']:.0%} of the time and {ratio['cpu_seconds']:.0%} of the CPU "
+            "seconds of the same run with `--no-pin-cpus` (every kernel free to use every "
+            "CPU, so XLA gives each a thread pool the size of the machine)."]
 
 
 def _throughput(d: dict[str, Any]) -> list[str]:
@@ -150,8 +163,10 @@ def _throughput(d: dict[str, Any]) -> list[str]:
             f"- (c) is {d['throughput_c_speedup_over_a']:g} times as fast as (a); target at "
             f"least {t['c_speedup_over_a_at_least']:g}: **{'met' if c_ok else 'not met'}**.",
             *why_c, *overhead,
-            f"- The three ways gave {'the same' if d['scores_agree'] else 'DIFFERENT'} scores "
-            "for every submission.", "", *_stages(d), *_image("grading_throughput"),
+            *_pinning(d),
+            f"- The {'four' if 'c_grade_jobs_n_unpinned' in ways else 'three'} ways gave "
+            f"{'the same' if d['scores_agree'] else 'DIFFERENT'} scores for every submission.",
+            "", *_stages(d), *_image("grading_throughput"),
             f"Measured on {_machine(d['environment'])}.", ""]
 
 

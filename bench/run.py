@@ -23,7 +23,7 @@ NAMES = ("throughput", "fidelity", "build", "speedups")
 
 
 def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
-    data = (throughput.run(size=2, chapters=["02_pure_functions"]) if tiny
+    data = (throughput.run(size=2, chapters=["02_pure_functions"], unpinned=False) if tiny
             else throughput.run())
     throughput.plot(data, out / "grading_throughput.png")
     t = data["targets"]
@@ -32,6 +32,10 @@ def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
           f"(target >= {t['c_speedup_over_a_at_least']}), (b) over bare execution "
           f"{data['overhead_over_bare']} (target <= {t['overhead_over_bare_at_most']}), scores "
           f"agree: {data['scores_agree']} -> {common.save('grading_throughput', data, out)}")
+    if "pinned_over_unpinned" in data:
+        ratio = data["pinned_over_unpinned"]
+        print(f"  (c) pinned over --no-pin-cpus: time {ratio['seconds']}, CPU seconds "
+              f"{ratio['cpu_seconds']}")
 
 
 def _fidelity(tiny: bool, out: Path, _timings: Path) -> None:

@@ -176,15 +176,15 @@ def trusted_runs(chapters: list[str], cache: Path, jobs: int) -> dict[str, dict]
 
 
 def course_grader(folder: Path, out: Path, jobs: int, reference: Path,
-                  course: Path | None = None) -> dict[str, float]:
+                  course: Path | None = None, *extra: str) -> dict[str, float]:
     """(b) and (c): ``python -m autograder grade`` with the trusted runs kept in ``reference``
-    (keeping its course directory in ``course`` when given); returns ``student/chapter`` ->
-    score."""
+    (keeping its course directory in ``course`` when given, with ``extra`` options); returns
+    ``student/chapter`` -> score."""
     import csv
 
     keep = ["--course", str(course)] if course else []
     subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(out),
-                    "--jobs", str(jobs), "--reference-cache", str(reference), *keep],
+                    "--jobs", str(jobs), "--reference-cache", str(reference), *keep, *extra],
                    cwd=ROOT, env=_env(), check=True, stdout=subprocess.DEVNULL)
     with open(out / "grades.csv") as fh:
         return {f"{r['student']}/{r['assignment']}": float(r["score"]) for r in csv.DictReader(fh)}
@@ -270,12 +270,14 @@ def _timed(fn: Any, *args: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - start, _machine_cpu() - cpu, value
 
 
-def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = None
-        ) -> dict[str, Any]:
+def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = None,
+        unpinned: bool = True) -> dict[str, Any]:
     """Grade one batch of ``size`` submissions three ways; submissions per minute for each.
 
     The trusted runs of the reference answers go first, once (timed on their own): every way
     uses their records, as a course's later grading runs reuse them (``--reference-cache``).
+    With ``unpinned``, (c) runs a second time with ``--no-pin-cpus`` (every kernel on every
+    CPU): what giving each job's kernels their share of the CPUs changes.
     """
     jobs = jobs or max(2, os.cpu_count() or 2)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
@@ -298,7 +300,12 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
                 ("c_grade_jobs_n",
                  f"python -m autograder grade --jobs {jobs} --reference-cache DIR",
                  course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}", jobs,
-                                 reference))):
+                                 reference)),
+                *([("c_grade_jobs_n_unpinned",
+                    f"python -m autograder grade --jobs {jobs} --no-pin-cpus --reference-cache "
+                    "DIR", course_grader, (tmp_path / "batch", tmp_path / f"out{jobs}-unpinned",
+                                           jobs, reference, None, "--no-pin-cpus"))]
+                  if unpinned else [])):
             seconds, cpu, scores[key] = _timed(fn, *args)
             ways[key] = {"how": label, "seconds": round(seconds, 1),
                          "throughput_per_minute": round(60 * size / seconds, 2),
@@ -307,7 +314,8 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
                   f"{cpu / seconds:.2f} cores busy on average", flush=True)
         breakdown = stages(tmp_path / "out1")
         breakdown_n = stages(tmp_path / f"out{jobs}")
-        kernels = {"b": kernel_cpu(tmp_path / "out1"), "c": kernel_cpu(tmp_path / f"out{jobs}")}
+        kernels = {"b": kernel_cpu(tmp_path / "out1"), "c": kernel_cpu(tmp_path / f"out{jobs}"),
+                   "c_unpinned": kernel_cpu(tmp_path / f"out{jobs}-unpinned")}
     compiling = scores.pop("bare_execution")
     a, b, c = (ways[k]["seconds"] for k in ("a_plain_nbgrader", "b_grade_jobs_1",
                                              "c_grade_jobs_n"))
@@ -330,9 +338,23 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         "bare_compile_share": round(sum(compiling.values()) / bare_seconds, 3),
         "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.5,
                     "overhead_over_bare_at_most": 0.6},
+        **_pinning(ways), "c_pinned": True,  # grade's default since --pin-cpus became one
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }
+
+
+def _pinning(ways: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What pinning each job's kernels to its share of the CPUs did to (c): its time and its
+    CPU seconds as fractions of the same run with ``--no-pin-cpus`` (empty when that way did
+    not run)."""
+    free = ways.get("c_grade_jobs_n_unpinned")
+    if not free:
+        return {}
+    pinned = ways["c_grade_jobs_n"]
+    return {"pinned_over_unpinned": {
+        "seconds": round(pinned["seconds"] / free["seconds"], 3),
+        "cpu_seconds": round(pinned["cpu_seconds"] / free["cpu_seconds"], 3)}}
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -346,6 +368,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
     ways = results["ways"]
     names = {"a_plain_nbgrader": "(a) plain nbgrader", "b_grade_jobs_1": "(b) grade --jobs 1",
              "c_grade_jobs_n": f"(c) grade --jobs {results['jobs']}",
+             "c_grade_jobs_n_unpinned": "(c) --no-pin-cpus",
              "bare_execution": "bare execution"}
     labels = [label for key, label in names.items() if key in ways]
     values = [ways[key]["throughput_per_minute"] for key in names if key in ways]
@@ -354,8 +377,10 @@ def plot(results: dict[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(2 if stages else 1, 1, figsize=(7, 4.6 if stages else 3),
                              gridspec_kw={"height_ratios": [3, 1]} if stages else None)
     ax = axes[0] if stages else axes
-    bars = ax.barh(labels, values, color=["tab:gray", "tab:blue", "tab:green",
-                                          "tab:olive"][:len(values)])
+    colors = {"a_plain_nbgrader": "tab:gray", "b_grade_jobs_1": "tab:blue",
+              "c_grade_jobs_n": "tab:green", "c_grade_jobs_n_unpinned": "tab:cyan",
+              "bare_execution": "tab:olive"}
+    bars = ax.barh(labels, values, color=[colors[key] for key in names if key in ways])
     for bar, value in zip(bars, values, strict=True):
         ax.annotate(f" {value:.1f}/min ({value / a:.2f}x of (a))",
                     (bar.get_width(), bar.get_y() + bar.get_height() / 2), va="center")

@@ -115,6 +115,17 @@ def test_discover_never_follows_links(tmp_path: Path) -> None:
     assert "symbolic link" in only.problem
 
 
+def test_jobs_pin_their_kernels_unless_told_not_to() -> None:
+    """Does ``grade`` give each job's kernels their share of the CPUs by default, and every
+    CPU with ``--no-pin-cpus``?"""
+    from autograder.grader.grade import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["x", "--out", "o", "--jobs", "2"]).pin_cpus is True
+    assert parser.parse_args(["x", "--out", "o", "--jobs", "2", "--no-pin-cpus"]).pin_cpus is False
+
+
 def test_usage_errors_exit_2(tmp_path: Path, capsys) -> None:
     """Do a missing path, an unknown assignment, --jobs 0 and an empty folder exit 2?"""
     out = str(tmp_path / "out")
