@@ -100,6 +100,23 @@ def _pinning(d: dict[str, Any]) -> list[str]:
             "CPU, so XLA gives each a thread pool the size of the machine)."]
 
 
+def _why_c_short(a: dict[str, Any], c: dict[str, Any], target: float, cores: int) -> str:
+    """Why (c) missed its bar: too much work for the cores, or cores left idle."""
+    budget = cores * a["seconds"] / target
+    if c["cpu_seconds"] > a["cpu_seconds"]:
+        return (" Beyond what (a) does, it rebuilds each submission from the source, starts "
+                "each kernel in a sandbox and writes feedback pages (the steps below).")
+    if c["cpu_seconds"] > budget:
+        return (f" That is already less work than (a)'s {a['cpu_seconds']:g} CPU seconds, "
+                f"but (a) runs one notebook at a time, at {a['cores_busy']:g} cores busy: on "
+                f"{cores} cores the bar needs each submission to cost a further "
+                f"{1 - budget / c['cpu_seconds']:.0%} less CPU.")
+    idle = cores * c["seconds"] - c["cpu_seconds"]
+    return (f" The work fits: the bar needs {c['cpu_seconds'] / (a['seconds'] / target):.2f} "
+            f"cores busy on average, and the cores stood idle for {idle:.0f} CPU seconds of "
+            f"(c)'s {cores} x {c['seconds']:g}.")
+
+
 def _throughput(d: dict[str, Any]) -> list[str]:
     ways = d["ways"]
     lines = ["| how | seconds | submissions per minute | CPU seconds | cores busy |",
@@ -120,13 +137,7 @@ def _throughput(d: dict[str, Any]) -> list[str]:
                  f"at most {cores * a['seconds'] / target:.0f} CPU seconds of work; (c)'s took "
                  f"{c['cpu_seconds']:g} (at best {ceiling:.2f} times (a)), and it kept "
                  f"{c['cores_busy']:g} of {cores} cores busy on average."
-                 + (" Beyond what (a) does, it rebuilds each submission from the source, "
-                    "starts each kernel in a sandbox and writes feedback pages (the steps "
-                    "below)." if c["cpu_seconds"] > a["cpu_seconds"] else
-                    f" That is already less work than (a)'s {a['cpu_seconds']:g} CPU seconds, "
-                    f"but (a) runs one notebook at a time, at {a['cores_busy']:g} cores busy: "
-                    f"on {cores} cores the bar needs each submission to cost a further "
-                    f"{1 - cores * a['seconds'] / target / c['cpu_seconds']:.0%} less CPU.")]
+                 + _why_c_short(a, c, target, cores)]
     overhead = []
     if "overhead_over_bare" in d:
         o_ok = d["overhead_over_bare"] <= t["overhead_over_bare_at_most"]
@@ -148,7 +159,10 @@ def _throughput(d: dict[str, Any]) -> list[str]:
                          "the bare execution writes. The cache holds only programs of the "
                          "released notebook's own code: the reference answers' and hidden "
                          "tests' are kept out of it (a kernel could read them back), and each "
-                         "submission's own answers compile afresh."]
+                         "submission's own answers compile afresh.",
+                         f"  Floor: with every other step free, (b)'s kernels alone take "
+                         f"{kernels / bare:.2f} of the bare execution, so the bar needs the "
+                         "submissions' own execution to get faster, not the grader around it."]
     kinds = ", ".join(f"{n} {k}" for k, n in d["kinds"].items())
     trusted = d.get("trusted_runs")
     before = [f"Before the three ways, the trusted runs of the {trusted['chapters']} "

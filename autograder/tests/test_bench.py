@@ -127,3 +127,17 @@ def test_a_chart_from_no_chapter_is_refused(tmp_path: Path) -> None:
                       + "\n")
     with pytest.raises(ValueError, match=r"timings.jsonl:1: chart 'stray'"):
         collect(record)
+
+
+@pytest.mark.parametrize(("c_cpu", "says"), [
+    (330.0, "Beyond what (a) does"),       # more work than plain nbgrader
+    (300.0, "a further 18% less CPU"),     # less than (a), more than two cores can finish
+    (236.5, "The work fits: the bar needs 1.91 cores busy"),  # idle cores, not work
+])
+def test_a_missed_speedup_bar_says_why(c_cpu: float, says: str) -> None:
+    """Does a missed (c) bar name its cause (too much CPU work, or idle cores), never a
+    negative saving?"""
+    a = {"seconds": 309.3, "cpu_seconds": 325.1, "cores_busy": 1.05}
+    c = {"seconds": 128.7, "cpu_seconds": c_cpu, "cores_busy": round(c_cpu / 128.7, 2)}
+    why = report._why_c_short(a, c, 2.5, 2)
+    assert says in why and "-" not in why.replace("--", "")
