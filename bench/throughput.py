@@ -338,10 +338,22 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         "bare_compile_share": round(sum(compiling.values()) / bare_seconds, 3),
         "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.5,
                     "overhead_over_bare_at_most": 0.6},
-        **_pinning(ways), "c_pinned": True,  # grade's default since --pin-cpus became one
+        **_pinning(ways), "c_pinned": _grade_pins_by_default(),
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }
+
+
+def _grade_pins_by_default() -> bool:
+    """Whether (c), run without ``--pin-cpus`` or ``--no-pin-cpus``, pinned its kernels:
+    ``grade``'s own default for the option."""
+    import argparse
+
+    from autograder.grader.grade import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return bool(parser.get_default("pin_cpus"))
 
 
 def _pinning(ways: dict[str, dict[str, Any]]) -> dict[str, Any]:

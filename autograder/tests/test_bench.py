@@ -55,9 +55,11 @@ def test_fidelity_records_false_fails_and_passes(tiny_fidelity: Path) -> None:
 
 
 def test_throughput_ways_agree_on_scores(tiny: Path) -> None:
-    """Do the three ways of grading a tiny batch agree on scores, with a rate for each?"""
+    """Do the three ways of grading a tiny batch agree on scores, with a rate for each, and
+    does the result say (c) pinned its kernels, as ``grade`` does by default?"""
     data = _saved(tiny, "grading_throughput")
     assert data["scores_agree"], data["scores_differ"]
+    assert data["c_pinned"] is True
     assert data["total_score"] > 0  # the correct submission earned points
     assert all(w["throughput_per_minute"] > 0 for w in data["ways"].values())
 
