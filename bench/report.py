@@ -100,6 +100,18 @@ def _pinning(d: dict[str, Any]) -> list[str]:
             "CPU, so XLA gives each a thread pool the size of the machine)."]
 
 
+def _kept_course(trusted: dict, d: dict) -> list[str]:
+    """What the page says of the generated course (b) and (c) found in the reference cache
+    (nothing for results from before it was kept)."""
+    if "course_seconds" not in trusted:
+        return []
+    return [f"The first grading run also keeps the course it generates (nbgrader's "
+            f"`generate_assignment` for every assignment, {trusted['course_seconds']:g} s here) "
+            "beside them, and (b) and (c) copy it; (a) generates its course within its time, "
+            f"as nbgrader's documented commands do ({d.get('a_generate_seconds', 0):g} s of "
+            "it)."]
+
+
 def _why_c_short(a: dict[str, Any], c: dict[str, Any], target: float, cores: int) -> str:
     """Why (c) missed its bar: too much work for the cores, or cores left idle."""
     budget = cores * a["seconds"] / target
@@ -168,8 +180,8 @@ def _throughput(d: dict[str, Any]) -> list[str]:
     before = [f"Before the three ways, the trusted runs of the {trusted['chapters']} "
               f"assignments' reference answers ({trusted['at_a_time']} at a time) took "
               f"{trusted['seconds']:g} s. A course's first grading run pays that once; later "
-              "runs, and every way here, reuse them (`grade --reference-cache DIR`).", ""
-              ] if trusted else []
+              "runs, and every way here, reuse them (`grade --reference-cache DIR`).",
+              *_kept_course(trusted, d), ""] if trusted else []
     return [f"{d['submissions']} submissions across the nine assignments ({kinds}).", "",
             *before, *lines, "",
             f"- (b) takes {d['throughput_b_over_a_time']:g} times as long as (a); target at "

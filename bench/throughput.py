@@ -15,8 +15,10 @@ and untouched stubs. The same batch is then graded
 
 The trusted runs of the reference answers come first, once, timed apart: (a)'s sources take
 their expected values from them, and (b) and (c) read them (``--reference-cache``), as a
-course's every grading run after its first does. The default batch, 36, is each chapter with
-each kind of answer once.
+course's every grading run after its first does; so is the generated course that ``grade``
+keeps beside them (its ``generate_assignment`` of every assignment), while (a) generates its
+course within its time, as nbgrader's documented commands do (how long that took is kept
+too). The default batch, 36, is each chapter with each kind of answer once.
 
 Scores of (a), (b) and (c) are compared: the benchmark also checks they agree. Beside them,
 ``bare`` executes the very notebooks (b) ran (rebuilt, with their tests) with nbclient alone,
@@ -114,11 +116,13 @@ def source_deciding_alone(chapter: str, records: dict) -> nbformat.NotebookNode:
 
 
 def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
-                   records: dict[str, dict]) -> dict[str, float]:
+                   records: dict[str, dict], spent: dict[str, float] | None = None
+                   ) -> dict[str, float]:
     """(a): nbgrader's documented commands; returns ``student/chapter`` -> score.
 
     ``records`` (chapter -> test cell id -> trusted records) give each source its expected
     values (:func:`source_deciding_alone`); they are recorded before the timing starts.
+    ``spent["generate_seconds"]``, when given, gets the seconds ``generate_assignment`` took.
     """
     from nbgrader.api import Gradebook
 
@@ -141,12 +145,15 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
         target.mkdir(parents=True)
         shutil.copy(folder / student / f"{chapter}.ipynb", target)
     bar = Progress(2 * len(chapters), "plain nbgrader (generate, then autograde, per assignment)")
+    start = time.perf_counter()
     for chapter in chapters:
         (course / "source" / chapter).mkdir(parents=True)
         nbformat.write(source_deciding_alone(chapter, records[chapter]),
                        course / "source" / chapter / f"{chapter}.ipynb")
         nbgrader("generate_assignment", chapter, "--force")
         bar.advance()
+    if spent is not None:
+        spent["generate_seconds"] = time.perf_counter() - start
     for chapter in chapters:  # one command grades every submission of the assignment in turn
         nbgrader("autograde", chapter, "--force")
         bar.advance()
@@ -173,6 +180,14 @@ def trusted_runs(chapters: list[str], cache: Path, jobs: int) -> dict[str, dict]
             bar.advance()
     bar.done()
     return {c: fut.result() for c, fut in futures.items()}
+
+
+def generated_course(chapters: list[str], cache: Path) -> Path:
+    """The course ``grade --reference-cache`` generates from the chapters' sources and keeps
+    in ``cache`` on its first run (found there by every later one)."""
+    from autograder.grader.course_template import cached_course
+
+    return cached_course(cache, chapters, ROOT / "solutions")
 
 
 def course_grader(folder: Path, out: Path, jobs: int, reference: Path,
@@ -284,14 +299,18 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         tmp_path = Path(tmp)
         batch = make_batch(tmp_path / "batch", size, chapters)
         reference = tmp_path / "reference"
-        trusted_seconds, _, records = _timed(
-            trusted_runs, sorted({chapter for _, chapter, _ in batch}), reference, jobs)
+        chapters = sorted({chapter for _, chapter, _ in batch})
+        trusted_seconds, _, records = _timed(trusted_runs, chapters, reference, jobs)
         print(f"  trusted runs: {trusted_seconds:.0f} s, {jobs} at a time", flush=True)
+        course_seconds, _, _ = _timed(generated_course, chapters, reference)
+        print(f"  generated course kept: {course_seconds:.0f} s", flush=True)
+        spent: dict[str, float] = {}
         ways: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for key, label, fn, args in (
                 ("a_plain_nbgrader", "nbgrader generate_assignment, then autograde, per assignment",
-                 plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain", records)),
+                 plain_nbgrader, (batch, tmp_path / "batch", tmp_path / "plain", records,
+                                  spent)),
                 ("b_grade_jobs_1", "python -m autograder grade --jobs 1 --reference-cache DIR",
                  course_grader, (tmp_path / "batch", tmp_path / "out1", 1, reference,
                                  tmp_path / "kept")),
@@ -325,7 +344,9 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
     return {
         "submissions": size, "jobs": jobs,
         "trusted_runs": {"chapters": len(records), "at_a_time": jobs,
-                         "seconds": round(trusted_seconds, 1)},
+                         "seconds": round(trusted_seconds, 1),
+                         "course_seconds": round(course_seconds, 1)},
+        "a_generate_seconds": round(spent.get("generate_seconds", 0.0), 1),
         "kinds": {kind: sum(k == kind for *_, k in batch) for kind in KINDS},
         "ways": ways,
         "throughput_b_over_a_time": round(b / a, 3),

@@ -42,6 +42,7 @@ from autograder.grader.course import (
     record_grades,
     worker,
 )
+from autograder.grader.course_template import cached_course
 from autograder.grader.grading import grade_one
 from autograder.grader.reference_run import (
     compiled_programs,
@@ -229,8 +230,12 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
 
         if args.jobs == 1:
             recorded = record_all()
-            db = make_course(course_root, names, limits=limits, source=args.source,
-                             compiled=compiled)
+            if args.reference_cache:
+                db = clone_course(cached_course(records, names, args.source), course_root,
+                                  limits, compiled)
+            else:
+                db = make_course(course_root, names, limits=limits, source=args.source,
+                                 compiled=compiled)
             for sub in todo:
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
                                          records, args.feedback))
@@ -238,8 +243,8 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             for fut in recorded:
                 fut.result()  # a reference that fails its own tests fails the run
             return results, _environment(first_seen, args.source, records)
-        template = Path(tmp) / "template"
-        # The jobs start first and load nbgrader while the template course is generated here.
+        # The jobs start first and load nbgrader while the template course is generated here
+        # (or found in the reference cache).
         # They are spawned, fresh interpreters, never forked: this process may hold JAX's
         # threads (a test, a notebook calling grade), and a fork of it can deadlock a job.
         context = multiprocessing.get_context("spawn")
@@ -252,8 +257,13 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             for _ in range(args.jobs):  # a spawning pool starts a job per task waiting
                 pool.submit(os.getpid)
             recorded = record_all()
-            make_course(template, names, limits=limits, source=args.source, compiled=compiled)
-            close_workers()  # the template's; each job copies it and has its own
+            if args.reference_cache:
+                template = cached_course(records, names, args.source)
+            else:
+                template = Path(tmp) / "template"
+                make_course(template, names, limits=limits, source=args.source,
+                            compiled=compiled)
+                close_workers()  # the template's; each job copies it and has its own
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
                                    args.source, limits, records, args.feedback)
                        for sub in todo]

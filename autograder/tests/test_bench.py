@@ -74,10 +74,15 @@ def test_speedups_collect_every_chart_of_a_chapter(tiny: Path) -> None:
 
 
 def test_page_shows_what_each_result_says(tiny: Path) -> None:
-    """Does the Performance page quote the results' numbers, and say what is unmeasured?"""
+    """Does the Performance page quote the results' numbers (the generated course kept for
+    (b) and (c), and (a)'s own generating, too), and say what is unmeasured?"""
     page = report.render(tiny)
-    rate = json.loads((tiny / "grading_throughput.json").read_text())["ways"]
+    data = json.loads((tiny / "grading_throughput.json").read_text())
+    rate = data["ways"]
     assert f"{rate['b_grade_jobs_1']['throughput_per_minute']:g}" in page
+    assert f"`generate_assignment` for every assignment, " \
+           f"{data['trusted_runs']['course_seconds']:g} s here" in page
+    assert f"({data['a_generate_seconds']:g} s of it)" in page
     assert "../bench/results/course_speedups.png" in page
     assert "## Timing-test fidelity\n\n" in page and "## Book build\n\nNot measured yet" in page
     assert page.count("Not measured yet") == 2  # fidelity (not run here) and the book build
