@@ -112,6 +112,25 @@ def _kept_course(trusted: dict, d: dict) -> list[str]:
             "it)."]
 
 
+def _c_floor(d: dict[str, Any], a: dict[str, Any], b: dict[str, Any],
+             cores: int) -> list[str]:
+    """(c)'s floor: (b)'s CPU work on every core, none idle, each as slow as this machine
+    runs two copies of one workload side by side (``bench/machine.py``); nothing for results
+    from before that was measured."""
+    two = {k: v.get("slowdown") for k, v in d.get("two_at_once", {}).items()}
+    if not two or None in two.values():
+        return []
+    worst = max(1.0, max(two.values()))
+    ideal, floor = b["cpu_seconds"] / cores, b["cpu_seconds"] * worst / cores
+    measured = " and ".join(f"{k} {v:g}" for k, v in two.items())
+    return [f"  Floor: (b) did the grading in {b['cpu_seconds']:g} CPU seconds; spread over "
+            f"all {cores} cores with none idle that is {ideal:.0f} s ({a['seconds'] / ideal:.2f} "
+            f"times (a)). Measured apart (`bench/machine.py`, median of "
+            f"{next(iter(d['two_at_once'].values()))['repeats']} runs), one copy of a fixed "
+            f"workload on each core took {measured} times as long as one alone, which puts "
+            f"the floor at up to {floor:.0f} s ({a['seconds'] / floor:.2f} times (a))."]
+
+
 def _why_c_short(a: dict[str, Any], c: dict[str, Any], target: float, cores: int) -> str:
     """Why (c) missed its bar: too much work for the cores, or cores left idle."""
     budget = cores * a["seconds"] / target
@@ -149,7 +168,7 @@ def _throughput(d: dict[str, Any]) -> list[str]:
                  f"at most {cores * a['seconds'] / target:.0f} CPU seconds of work; (c)'s took "
                  f"{c['cpu_seconds']:g} (at best {ceiling:.2f} times (a)), and it kept "
                  f"{c['cores_busy']:g} of {cores} cores busy on average."
-                 + _why_c_short(a, c, target, cores)]
+                 + _why_c_short(a, c, target, cores), *_c_floor(d, a, b, cores)]
     overhead = []
     if "overhead_over_bare" in d:
         o_ok = d["overhead_over_bare"] <= t["overhead_over_bare_at_most"]

@@ -286,13 +286,15 @@ def _timed(fn: Any, *args: Any) -> tuple[float, float, Any]:
 
 
 def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = None,
-        unpinned: bool = True) -> dict[str, Any]:
+        unpinned: bool = True, machine: tuple[float, int] = (2.0, 5)) -> dict[str, Any]:
     """Grade one batch of ``size`` submissions three ways; submissions per minute for each.
 
     The trusted runs of the reference answers go first, once (timed on their own): every way
     uses their records, as a course's later grading runs reuse them (``--reference-cache``).
     With ``unpinned``, (c) runs a second time with ``--no-pin-cpus`` (every kernel on every
     CPU): what giving each job's kernels their share of the CPUs changes.
+    ``machine``: how long each copy of the machine's two-at-once workloads runs, and how many
+    times (:mod:`bench.machine`).
     """
     jobs = jobs or max(2, os.cpu_count() or 2)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
@@ -331,6 +333,12 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
                          "cpu_seconds": round(cpu, 1), "cores_busy": round(cpu / seconds, 2)}
             print(f"  {label}: {seconds:.0f} s, {60 * size / seconds:.2f} submissions/min, "
                   f"{cpu / seconds:.2f} cores busy on average", flush=True)
+        from bench import machine as two_cpus
+
+        print("  the machine, two at once:", flush=True)
+        two_at_once = two_cpus.run(*machine)
+        for name, m in two_at_once.items():
+            print(f"    {name}: {m['slowdown']} times as long side by side", flush=True)
         breakdown = stages(tmp_path / "out1")
         breakdown_n = stages(tmp_path / f"out{jobs}")
         kernels = {"b": kernel_cpu(tmp_path / "out1"), "c": kernel_cpu(tmp_path / f"out{jobs}"),
@@ -360,6 +368,7 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.5,
                     "overhead_over_bare_at_most": 0.6},
         **_pinning(ways), "c_pinned": _grade_pins_by_default(),
+        "two_at_once": two_at_once,
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }

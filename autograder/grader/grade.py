@@ -43,7 +43,6 @@ from autograder.grader.course import (
     worker,
 )
 from autograder.grader.course_template import cached_course
-from autograder.grader.grading import grade_one
 from autograder.grader.reference_run import (
     compiled_programs,
     recorded_environment,
@@ -118,11 +117,14 @@ def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int
     course = _job_course(scratch)
     course.mkdir(parents=True, exist_ok=True)
     worker(course).start()
+    from autograder.grader import grading  # noqa: F401 - nbgrader's API, loaded meanwhile too
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
                   source: Path, limits: Limits, records: Path, feedback: bool) -> Result:
     """Grade one submission in a pool process, in that process's own copy of the course."""
+    from autograder.grader.grading import grade_one  # nbgrader: only where a job grades
+
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits, compiled_programs(records), _CPUS)
@@ -229,6 +231,8 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                     for name in first_seen]
 
         if args.jobs == 1:
+            from autograder.grader.grading import grade_one
+
             recorded = record_all()
             if args.reference_cache:
                 db = clone_course(cached_course(records, names, args.source), course_root,

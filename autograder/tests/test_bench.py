@@ -61,6 +61,8 @@ def test_throughput_ways_agree_on_scores(tiny: Path) -> None:
     assert data["scores_agree"], data["scores_differ"]
     assert data["c_pinned"] is True
     assert data["total_score"] > 0  # the correct submission earned points
+    assert {k: v["slowdown"] > 0 for k, v in data["two_at_once"].items()} == {
+        "python": True, "jax": True}  # the machine's two-at-once workloads both ran
     assert all(w["throughput_per_minute"] > 0 for w in data["ways"].values())
 
 
@@ -148,3 +150,17 @@ def test_a_missed_speedup_bar_says_why(c_cpu: float, says: str) -> None:
     c = {"seconds": 128.7, "cpu_seconds": c_cpu, "cores_busy": round(c_cpu / 128.7, 2)}
     why = report._why_c_short(a, c, 2.5, 2)
     assert says in why and "-" not in why.replace("--", "")
+
+
+def test_the_floor_of_c_follows_the_machines_two_at_once_slowdown() -> None:
+    """Does the page put (c)'s floor at (b)'s CPU work over the cores, times the worse of the
+    machine's measured side-by-side slowdowns (never below 1), and say nothing without them?"""
+    a, b = {"seconds": 274.1}, {"cpu_seconds": 203.4}
+    two = {"python": {"slowdown": 0.985, "repeats": 5}, "jax": {"slowdown": 1.059, "repeats": 5}}
+    (line,) = report._c_floor({"two_at_once": two}, a, b, 2)
+    assert "spread over all 2 cores with none idle that is 102 s (2.70 times (a))" in line
+    assert "python 0.985 and jax 1.059 times as long" in line
+    assert "floor at up to 108 s (2.55 times (a))" in line
+    faster = {k: {**v, "slowdown": 0.9} for k, v in two.items()}  # noise: never below 1
+    assert "floor at up to 102 s" in report._c_floor({"two_at_once": faster}, a, b, 2)[0]
+    assert report._c_floor({}, a, b, 2) == []
