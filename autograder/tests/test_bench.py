@@ -153,14 +153,18 @@ def test_a_missed_speedup_bar_says_why(c_cpu: float, says: str) -> None:
 
 
 def test_the_floor_of_c_follows_the_machines_two_at_once_slowdown() -> None:
-    """Does the page put (c)'s floor at (b)'s CPU work over the cores, times the worse of the
-    machine's measured side-by-side slowdowns (never below 1), and say nothing without them?"""
-    a, b = {"seconds": 274.1}, {"cpu_seconds": 203.4}
+    """Does the page put (c)'s floor at the grading's CPU work (the less of (b)'s and (c)'s)
+    over the cores, times the worse of the machine's measured side-by-side slowdowns (never
+    below 1), and say nothing without them?"""
+    a, b, c = {"seconds": 274.1}, {"cpu_seconds": 203.4}, {"cpu_seconds": 224.8}
     two = {"python": {"slowdown": 0.985, "repeats": 5}, "jax": {"slowdown": 1.059, "repeats": 5}}
-    (line,) = report._c_floor({"two_at_once": two}, a, b, 2)
-    assert "spread over all 2 cores with none idle that is 102 s (2.70 times (a))" in line
+    (line,) = report._c_floor({"two_at_once": two}, a, b, c, 2)
+    assert "(the less of (b)'s and (c)'s, 203.4 CPU seconds)" in line
+    assert "with none idle takes 102 s (2.70 times (a))" in line
     assert "python 0.985 and jax 1.059 times as long" in line
     assert "floor at up to 108 s (2.55 times (a))" in line
+    less = report._c_floor({"two_at_once": two}, a, b, {"cpu_seconds": 180.0}, 2)[0]
+    assert "180 CPU seconds" in less
     faster = {k: {**v, "slowdown": 0.9} for k, v in two.items()}  # noise: never below 1
-    assert "floor at up to 102 s" in report._c_floor({"two_at_once": faster}, a, b, 2)[0]
-    assert report._c_floor({}, a, b, 2) == []
+    assert "floor at up to 102 s" in report._c_floor({"two_at_once": faster}, a, b, c, 2)[0]
+    assert report._c_floor({}, a, b, c, 2) == []
