@@ -100,9 +100,10 @@ def _pinning(d: dict[str, Any]) -> list[str]:
             "CPU, so XLA gives each a thread pool the size of the machine)."]
 
 
-def _kept_course(trusted: dict, d: dict) -> list[str]:
+def _kept_course(d: dict[str, Any]) -> list[str]:
     """What the page says of the generated course (b) and (c) found in the reference cache
     (nothing for results from before it was kept)."""
+    trusted = d["trusted_runs"]
     if "course_seconds" not in trusted:
         return []
     return [f"The first grading run also keeps the course it generates (nbgrader's "
@@ -203,7 +204,7 @@ def _throughput(d: dict[str, Any]) -> list[str]:
               f"assignments' reference answers ({trusted['at_a_time']} at a time) took "
               f"{trusted['seconds']:g} s. A course's first grading run pays that once; later "
               "runs, and every way here, reuse them (`grade --reference-cache DIR`).",
-              *_kept_course(trusted, d), ""] if trusted else []
+              *_kept_course(d), ""] if trusted else []
     return [f"{d['submissions']} submissions across the nine assignments ({kinds}).", "",
             *before, *lines, "",
             f"- (b) takes {d['throughput_b_over_a_time']:g} times as long as (a); target at "

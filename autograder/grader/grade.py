@@ -38,7 +38,6 @@ from autograder.grader.course import (
     close_workers,
     gradebook_url,
     isolation,
-    make_course,
     record_grades,
     worker,
 )
@@ -222,6 +221,8 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
     with tempfile.TemporaryDirectory(prefix="learn-jax-grade-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(1) as recorder:
         course_root = args.course or Path(tmp) / "course"
+        # The trusted records and the generated course: kept across runs in the reference
+        # cache, or for this run only.
         records = (args.reference_cache or Path(tmp) / "records").resolve()
         compiled = compiled_programs(records)  # filled by the trusted runs, read by kernels
         # The trusted runs of the reference answers go on beside the grading (a grading job
@@ -234,12 +235,8 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             from autograder.grader.grading import grade_one
 
             recorded = record_all()
-            if args.reference_cache:
-                db = clone_course(cached_course(records, names, args.source), course_root,
-                                  limits, compiled)
-            else:
-                db = make_course(course_root, names, limits=limits, source=args.source,
-                                 compiled=compiled)
+            db = clone_course(cached_course(records, names, args.source), course_root,
+                              limits, compiled)
             for sub in todo:
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
                                          records, args.feedback))
@@ -261,13 +258,7 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             for _ in range(args.jobs):  # a spawning pool starts a job per task waiting
                 pool.submit(os.getpid)
             recorded = record_all()
-            if args.reference_cache:
-                template = cached_course(records, names, args.source)
-            else:
-                template = Path(tmp) / "template"
-                make_course(template, names, limits=limits, source=args.source,
-                            compiled=compiled)
-                close_workers()  # the template's; each job copies it and has its own
+            template = cached_course(records, names, args.source)  # each job copies it
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
                                    args.source, limits, records, args.feedback)
                        for sub in todo]
