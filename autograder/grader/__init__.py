@@ -14,8 +14,9 @@ and :mod:`~autograder.grader.screen` (the notebook to run), :mod:`~autograder.gr
 :mod:`~autograder.grader.verdict` (a test cell decided), :mod:`~autograder.grader.result`,
 :mod:`~autograder.grader.reports` (grades, exports, summary, figure), and the commands
 :mod:`~autograder.grader.grade`, :mod:`~autograder.grader.merge`,
-:mod:`~autograder.grader.fetch` and :mod:`~autograder.grader.selfcheck` (a learner's own
-visible checks), dispatched by :mod:`~autograder.grader.cli`.
+:mod:`~autograder.grader.selfcheck` (a learner's own visible checks), dispatched by
+:mod:`~autograder.grader.cli`; and the classroom side, :mod:`~autograder.grader.classroom`
+(rosters, LMS files, the instructor's decisions, fetching and returning work).
 """
 
 import sys

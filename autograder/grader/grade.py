@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.grader import decisions
+from autograder.grader.classroom import decisions
 from autograder.grader.course import (
     Limits,
     clone_course,

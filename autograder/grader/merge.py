@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.grader import decisions
+from autograder.grader.classroom import decisions
 from autograder.grader.grade import add_common_arguments
 from autograder.grader.manifest import MANIFEST, check_file, read_key, verify, write_manifest
 from autograder.grader.reports import write_reports

@@ -6,7 +6,7 @@ This is what a learner sees in Colab, run in one go: each notebook is executed f
 bottom (errors do not stop it), and for every question the command says whether the test
 cell's visible checks passed and, when not, the first line of the error. It needs neither
 nbgrader nor ``solutions/``: the released notebook's own test cells are the checks, so hidden
-tests never run here. The classroom template ``autograder/classroom/feedback.yml`` runs it on
+tests never run here. The classroom template ``autograder/workflows/feedback.yml`` runs it on
 every push of a learner's repository and appends the table to the job summary
 (``--summary "$GITHUB_STEP_SUMMARY"``).
 

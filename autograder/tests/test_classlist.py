@@ -1,5 +1,5 @@
-"""Tests of autograder.grader.classlist and the LMS exports built on it: a GitHub Classroom
-roster and a Canvas gradebook export (the shapes Canvas and GitHub Classroom write) give a
+"""Tests of autograder.grader.classroom.classlist and the LMS exports built on it: a GitHub
+Classroom roster and a Canvas gradebook export (the shapes Canvas and GitHub Classroom write) give a
 grades-canvas.csv that re-imports into the same columns, a grades-moodle.csv keyed by the
 roster's identifier, and an unmatched.csv; hand-set scores on top (synthetic results, fast)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grader.classlist import (
+from autograder.grader.classroom.classlist import (
     Classroom,
     Override,
     apply_overrides,

@@ -1,5 +1,5 @@
-"""Tests of autograder.grader.decisions: hand-set scores (``--overrides``) and manual scores in
-the gradebook survive merges and regrades, in every output and in a real PostgreSQL
+"""Tests of autograder.grader.classroom.decisions: hand-set scores (``--overrides``) and manual
+scores in the gradebook survive merges and regrades, in every output and in a real PostgreSQL
 gradebook (synthetic results of the tiny fixture course; no notebook is run)."""
 
 from __future__ import annotations

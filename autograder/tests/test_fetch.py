@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import main
-from autograder.grader import fetch as classroom_fetch
-from autograder.grader.fetch import FetchError, clone, git_env, student_of
+from autograder.grader.classroom import fetch as classroom_fetch
+from autograder.grader.classroom.fetch import FetchError, clone, git_env, student_of
 
 TOKEN = "ghp_fakeTOKENfor-tests-0123456789"
 NOTEBOOK = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})

@@ -85,3 +85,13 @@ def test_old_module_names_import_with_a_warning() -> None:
                          timeout=120, check=True).stdout
     assert "autograder.judge is now autograder.kernel.reporter" in out
     assert out.strip().endswith("True")
+
+
+def test_classroom_running_a_submission_breaks_the_contract(copy: Path) -> None:
+    """Does the classroom side (rosters, LMS files, fetching, returns) fail the check when it
+    imports what runs a submission (here the sandbox)?"""
+    assert _lint(copy).returncode == 0
+    _add_import(copy, "grader.classroom.fetch", "from autograder.grader import sandbox  # noqa")
+    result = _lint(copy)
+    assert result.returncode == 1
+    assert "autograder.grader.classroom.fetch -> autograder.grader.sandbox" in result.stdout

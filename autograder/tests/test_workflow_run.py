@@ -29,7 +29,7 @@ import yaml
 from autograder.tests.conftest import FIXTURES, ROOT, fresh_database
 from autograder.tests.test_fetch import TOKEN, FakeGitHub, _repo
 
-CLASSROOM = ROOT / "autograder" / "classroom"
+CLASSROOM = ROOT / "autograder" / "workflows"
 ORG, PREFIX = "jax-class", "hw0"
 DEADLINE = "2026-03-01T23:59:00+00:00"
 ON_TIME, LATE = "2026-03-01T20:00:00+00:00", "2026-03-02T08:00:00+00:00"

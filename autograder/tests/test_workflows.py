@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-CLASSROOM = ROOT / "autograder" / "classroom"
+CLASSROOM = ROOT / "autograder" / "workflows"
 FEEDBACK, GRADE_ALL = CLASSROOM / "feedback.yml", CLASSROOM / "grade-all.yml"
 WORKFLOWS = (sorted((ROOT / ".github" / "workflows").glob("*.yml"))
              + sorted(CLASSROOM.glob("*.yml")))
@@ -58,7 +58,7 @@ def test_ci_runs_make_test_and_book_deploys_pages() -> None:
     assert any(s.get("run") == "make test" for s in ci["jobs"]["test"]["steps"])
     book = (ROOT / ".github/workflows/book.yml").read_text()
     assert "make book" in book and "actions/deploy-pages" in book
-    assert "autograder/classroom/*.yml" in (ROOT / "Makefile").read_text()
+    assert "autograder/workflows/*.yml" in (ROOT / "Makefile").read_text()
     assert not (CLASSROOM / "grade.yml").exists()
 
 

@@ -81,7 +81,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from autograder.grader.classlist import Classroom
+from autograder.grader.classroom.classlist import Classroom
 from autograder.grader.reports.common import FIGURE, format_score, md, sorted_results
 from autograder.grader.reports.exports import (
     CANVAS_COLUMNS,

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import re
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Iterable
 
 from autograder.grader.result import Result
+from autograder.grader.safe_csv import (  # noqa: F401  (the reports' CSV writing, kept here)
+    FORMULA_START,
+    SafeCsvWriter,
+    csv_cell,
+    csv_plain,
+    write_csv,
+)
 
 FIGURE = "scores.png"  # the figure's file name, beside summary.md
 
@@ -65,40 +69,6 @@ def md(text: str) -> str:
     return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], text)
 
 
-# Spreadsheets (Excel, LibreOffice, Google Sheets) read a cell starting with one of these as
-# a formula (or a tab/return that hides one); OWASP's rule for CSV injection prefixes ``'``.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: Any) -> str:
-    """``value`` as a CSV cell a spreadsheet shows as text: one that starts a formula
-    (:data:`FORMULA_START`) gets a leading ``'``, which spreadsheets hide (OWASP's rule)."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_START) else text
-
-
-def csv_plain(text: str) -> str:
-    """A cell written by :func:`csv_cell` as it was (its ``'`` removed), for reading back."""
-    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START) else text
-
-
-class SafeCsvWriter:
-    """A ``csv.writer`` whose every cell goes through :func:`csv_cell`: every CSV the grader
-    writes (``grades.csv``, ``changes.csv``, LMS exports) is written with one."""
-
-    def __init__(self, fh: IO[str]) -> None:
-        self._writer = csv.writer(fh)
-
-    def writerow(self, row: Iterable[Any]) -> None:
-        """Write one row, every cell defused."""
-        self._writer.writerow([csv_cell(v) for v in row])
-
-    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
-        """Write rows, every cell defused."""
-        for row in rows:
-            self.writerow(row)
-
-
 def sorted_results(results: Iterable[Result]) -> list[Result]:
     """``results`` in report order: by student and assignment (ties by status, score and
     message, so that the order never depends on the order they came in)."""
@@ -109,10 +79,3 @@ def by_submission(results: Iterable[Result]) -> dict[tuple[str, str], Result]:
     """One result per (student, assignment), in report order (the last one in that order
     where a pair comes twice)."""
     return {(r.student, r.assignment): r for r in sorted_results(results)}
-
-
-def write_csv(path: Path, rows: Iterable[Sequence[str]]) -> None:
-    """Write ``rows`` (the header first) as a UTF-8 CSV at ``path``: every CSV the grader
-    writes goes through here."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        SafeCsvWriter(fh).writerows(rows)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grader.classlist import CanvasGradebook, Classroom, Roster
+from autograder.grader.classroom.classlist import CanvasGradebook, Classroom, Roster
 from autograder.grader.reports.common import by_submission, format_score, write_csv
 from autograder.grader.result import Result
 

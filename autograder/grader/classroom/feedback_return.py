@@ -35,7 +35,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grader.fetch import _USERNAME, TOKEN_VARS, _hide, git_env
+from autograder.grader.classroom.fetch import _USERNAME, TOKEN_VARS, _hide, git_env
 
 BRANCH = "feedback"
 GIT_TIMEOUT = 300

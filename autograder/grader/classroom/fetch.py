@@ -23,7 +23,8 @@ never from the command line. It is sent to the API in a header, and to ``git`` i
 ``http.extraHeader`` set through git's environment (``GIT_CONFIG_*``), only for clone
 addresses on the API's own site, so it appears in no command line, no URL, no
 ``.git/config`` and no output. Only the standard library is used, so the command also runs
-where the course's requirements are not installed (``python -m autograder.grader.fetch``).
+where the course's requirements are not installed
+(``python -m autograder.grader.classroom.fetch``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from autograder.grader.reports.common import SafeCsvWriter
+from autograder.grader.safe_csv import SafeCsvWriter
 
 API_URL = "https://api.github.com"
 TOKEN_VARS = ("CLASSROOM_TOKEN", "GITHUB_TOKEN")
@@ -480,7 +481,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m autograder.grader.fetch``: the ``fetch`` command, standard library only."""
+    """``python -m autograder.grader.classroom.fetch``: the ``fetch`` command, standard library
+    only."""
     parser = argparse.ArgumentParser(prog="python -m autograder fetch",
                                      description="Copy the notebooks of a GitHub Classroom "
                                                  "assignment's repositories.")

@@ -20,7 +20,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grader.classlist import (
+from autograder.grader.classroom.classlist import (
     Applied,
     CanvasGradebook,
     Classroom,
