@@ -155,7 +155,7 @@ def test_two_notebooks_follow_grades_own_rule(canvas_unpacked) -> None:
     out, by = canvas_unpacked
     work, untouched = _one(by, CANVAS_ZIP[3][0]), _one(by, CANVAS_ZIP[4][0])
     assert work.outcome == TAKEN and untouched.outcome == NOT_TAKEN
-    assert "released notebook unchanged" in untouched.reason
+    assert "the released notebook unchanged (it grades 00_tiny.ipynb)" in untouched.reason
     assert [p.name for p in (out / "7303").iterdir()] == [Path(work.file).name]
     dee = [_one(by, CANVAS_ZIP[5][0]), _one(by, CANVAS_ZIP[6][0])]
     assert {r.outcome for r in dee} == {TAKEN}
@@ -436,3 +436,22 @@ def test_canvas_zip_graded_end_to_end(canvas_unpacked, tmp_path: Path) -> None:
         users = sorted(canvas_reupload_target(n)[0] for n in zf.namelist())
     assert users == ["7301", "7302", "7303", "7305"]
     shutil.rmtree(results)
+
+
+def test_two_learners_with_one_key_refuse_the_unpack(tmp_path: Path) -> None:
+    """Do two worksheet rows whose e-mails differ only in case (Moodle can allow that) stop
+    the unpack before anything is written, while ``--moodle-key participant`` (the twin)
+    tells them apart?"""
+    sheet = tmp_path / "worksheet.csv"
+    sheet.write_text('"Identifier","Full name","Email address","Status"\n'
+                     '"Participant 11","Ann One","ann@uni.example","Submitted for grading"\n'
+                     '"Participant 12","Ann Two","ANN@uni.example","Submitted for grading"\n')
+    zf = _zip(tmp_path / "z.zip", [("Ann One_11_assignsubmission_file_/00_tiny.ipynb",
+                                    _nb("correct"))])
+    with pytest.raises(UnpackError, match="share the key"):
+        unpack("moodle", zf, moodle_learners(sheet), "00_tiny", tmp_path / "a", KNOWN)
+    assert not (tmp_path / "a").exists()
+    rows = unpack("moodle", zf, moodle_learners(sheet, "participant"), "00_tiny",
+                  tmp_path / "b", KNOWN, COURSE)
+    taken = [(r.outcome, r.student) for r in rows if r.entry]
+    assert taken == [(TAKEN, safe_name("participant 11"))]

@@ -334,6 +334,13 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
     """
     parse = parse_canvas if lms == "canvas" else parse_moodle
     record = record_path(out, assignment)
+    folders: dict[str, Learner] = {}
+    for learner in learners.values():
+        other = folders.setdefault(_folder(learner), learner)
+        if other is not learner:
+            raise UnpackError(f"{other.name} and {learner.name} share the key {learner.key} "
+                              "(case aside): the gradebook cannot tell them apart (Moodle: "
+                              "choose another --moodle-key)")
     try:
         zf = zipfile.ZipFile(zip_path)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -361,6 +368,7 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
         taken = _choose(lms, entries, learners, assignment, known, rows, zf,
                                max_notebook, max_total)
     freed = _earlier_files(out, assignment, record, replace)
+    roster = _roster(out, learners)
     _write(out, lms, assignment, taken, learners, rows, freed)
     _settle_pairs(out, assignment, known, source, rows)
     seen = {r.lms_id for r in rows}
@@ -372,7 +380,7 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
     rows.sort(key=lambda r: (r.student, r.entry))
     write_csv(record, [RECORD_COLUMNS, *([getattr(r, c) for c in RECORD_COLUMNS]
                                          for r in rows)])
-    _write_roster(out, learners)
+    write_csv(out / ROSTER, roster)
     return rows
 
 
@@ -534,9 +542,8 @@ def _settle_pairs(out: Path, assignment: str, known: list[str], source: Path | N
             for r in written:
                 if (out / r.file).resolve() != mine[0].path.resolve():
                     r.outcome = NOT_TAKEN
-                    r.reason = (f"the released notebook unchanged, beside "
-                                f"{Path(mine[0].path).name} which holds work: grade leaves "
-                                "it out")
+                    r.reason = (f"grade leaves it out: the released notebook unchanged "
+                                f"(it grades {Path(mine[0].path).name})")
                     (out / r.file).unlink()
                     r.file = ""
         else:
@@ -562,8 +569,13 @@ def read_record(path: Path) -> list[Row]:
         raise ValueError(f"{path}: cannot be read ({exc})") from None
 
 
-def _write_roster(out: Path, learners: dict[str, Learner]) -> None:
-    """Add this gradebook's learners to ``out/lms-roster.csv`` (folder -> LMS key)."""
+def _roster(out: Path, learners: dict[str, Learner]) -> list[list[str]]:
+    """The rows of ``out/lms-roster.csv`` (folder -> LMS key) with this gradebook's learners
+    added to those of earlier unpacks.
+
+    Raises:
+        UnpackError: a folder an earlier unpack gave another learner.
+    """
     path = out / ROSTER
     entries: dict[str, dict[str, str]] = {}
     if path.is_file() and not path.is_symlink():
@@ -581,8 +593,8 @@ def _write_roster(out: Path, learners: dict[str, Learner]) -> None:
                               f"{learner.key} in this gradebook")
         entries[folder] = {"identifier": learner.key, "github_username": folder,
                            "github_id": "", "name": learner.name}
-    write_csv(path, [ROSTER_COLUMNS, *([e[c] for c in ROSTER_COLUMNS]
-                                       for _, e in sorted(entries.items()))])
+    return [list(ROSTER_COLUMNS), *([e[c] for c in ROSTER_COLUMNS]
+                                    for _, e in sorted(entries.items()))]
 
 
 # ---------------------------------------------------------------------------- command
