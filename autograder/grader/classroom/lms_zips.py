@@ -62,9 +62,12 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import itertools
 import re
+import shutil
 import stat
 import sys
+import tempfile
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, fields
@@ -291,16 +294,20 @@ def parse_moodle(name: str) -> Entry:
     return entry
 
 
-def read_notebook(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes | None:
-    """The entry's bytes, read in pieces and stopped past ``limit`` (None then): the size
-    the zip declares is not trusted."""
-    out = io.BytesIO()
-    with zf.open(info) as fh:
+def read_notebook(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, to: Path) -> int:
+    """Copy the entry into the new file ``to``, in pieces: its size, or -1 (and ``to``
+    removed) past ``limit`` bytes. The size the zip declares is not trusted."""
+    size = 0
+    with zf.open(info) as fh, open(to, "xb") as dest:
         while chunk := fh.read(1 << 16):
-            out.write(chunk)
-            if out.tell() > limit:
-                return None
-    return out.getvalue()
+            size += len(chunk)
+            if size > limit:
+                break
+            dest.write(chunk)
+    if size > limit:
+        to.unlink()
+        return -1
+    return size
 
 
 # ------------------------------------------------------------------------------- unpack
@@ -341,11 +348,13 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
             raise UnpackError(f"{other.name} and {learner.name} share the key {learner.key} "
                               "(case aside): the gradebook cannot tell them apart (Moodle: "
                               "choose another --moodle-key)")
+    freed = _earlier_files(out, assignment, record, replace)
+    roster = _roster(out, learners)
     try:
         zf = zipfile.ZipFile(zip_path)
     except (OSError, zipfile.BadZipFile) as exc:
         raise UnpackError(f"{zip_path}: not a zip file ({exc})") from None
-    with zf:
+    with zf, tempfile.TemporaryDirectory(prefix="unpack-") as staging:
         infos = zf.infolist()
         if len(infos) > max_entries:
             raise UnpackError(f"{zip_path}: {len(infos)} entries, more than {max_entries}: "
@@ -366,10 +375,8 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
             entry.info = info
             entries.append(entry)
         taken = _choose(lms, entries, learners, assignment, known, rows, zf,
-                               max_notebook, max_total)
-    freed = _earlier_files(out, assignment, record, replace)
-    roster = _roster(out, learners)
-    _write(out, lms, assignment, taken, learners, rows, freed)
+                        (max_notebook, max_total), Path(staging))
+        _write(out, lms, assignment, taken, learners, rows, freed)
     _settle_pairs(out, assignment, known, source, rows)
     seen = {r.lms_id for r in rows}
     for learner in learners.values():
@@ -391,9 +398,11 @@ def _folder(learner: Learner) -> str:
 
 
 def _choose(lms: str, entries: list[Entry], learners: dict[str, Learner], assignment: str,
-            known: list[str], rows: list[Row], zf: zipfile.ZipFile, max_notebook: int,
-            max_total: int) -> dict[str, list[tuple[Entry, bytes]]]:
-    """Which entries are taken, per learner (records the others in ``rows``); their bytes."""
+            known: list[str], rows: list[Row], zf: zipfile.ZipFile, limits: tuple[int, int],
+            staging: Path) -> dict[str, list[tuple[Entry, Path]]]:
+    """Which entries are taken, per learner (records the others in ``rows``), each copied
+    into ``staging`` (at most ``limits``: bytes per notebook, bytes in all)."""
+    max_notebook, max_total = limits
     def skip(e: Entry, why: str, learner: Learner | None = None) -> None:
         rows.append(Row(lms, assignment, e.name, NOT_TAKEN,
                         _folder(learner) if learner else "", e.lms_id, e.attachment_id,
@@ -418,8 +427,8 @@ def _choose(lms: str, entries: list[Entry], learners: dict[str, Learner], assign
                 skip(e, f"names another assignment ({other}), not {assignment}", learner)
             else:
                 candidates.setdefault(e.lms_id, []).append(e)
-    taken: dict[str, list[tuple[Entry, bytes]]] = {}
-    total = 0
+    taken: dict[str, list[tuple[Entry, Path]]] = {}
+    total, numbers = 0, itertools.count()
     for lms_id, group in sorted(candidates.items()):
         learner = learners[lms_id]
         latest: dict[str, Entry] = {}
@@ -437,16 +446,17 @@ def _choose(lms: str, entries: list[Entry], learners: dict[str, Learner], assign
                 skip(e, f"superseded: {latest[family].file} is a later upload of the same "
                      "file", learner)
         for e in sorted(latest.values(), key=lambda e: e.name):
-            data = read_notebook(zf, e.info, max_notebook)
-            if data is None:
-                skip(e, f"over {max_notebook // 2**20} MB: not taken (clear outputs first)",
-                     learner)
+            staged = staging / f"{next(numbers)}.ipynb"
+            size = read_notebook(zf, e.info, max_notebook, staged)
+            if size < 0:
+                skip(e, f"over {max_notebook:,} bytes unpacked: not taken (clear its outputs "
+                     "first)", learner)
                 continue
-            total += len(data)
+            total += size
             if total > max_total:
-                raise UnpackError(f"the zip's notebooks pass {max_total} bytes: refused (a "
+                raise UnpackError(f"the zip's notebooks pass {max_total:,} bytes: refused (a "
                                   "zip bomb, or not one assignment's download)")
-            taken.setdefault(lms_id, []).append((e, data))
+            taken.setdefault(lms_id, []).append((e, staged))
     return taken
 
 
@@ -496,11 +506,11 @@ def _inside(out: Path, path: Path) -> bool:
     return True
 
 
-def _write(out: Path, lms: str, assignment: str, taken: dict[str, list[tuple[Entry, bytes]]],
+def _write(out: Path, lms: str, assignment: str, taken: dict[str, list[tuple[Entry, Path]]],
            learners: dict[str, Learner], rows: list[Row], freed: set[Path]) -> None:
     """Write the taken notebooks (none if any file is in the way; ``freed`` are the earlier
     unpack's, removed first)."""
-    plan: list[tuple[Path, bytes, Row]] = []
+    plan: list[tuple[Path, Path, Row]] = []
     for lms_id, files in sorted(taken.items()):
         learner = learners[lms_id]
         student = _folder(learner)
@@ -518,10 +528,10 @@ def _write(out: Path, lms: str, assignment: str, taken: dict[str, list[tuple[Ent
     for path in freed:
         path.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    for path, data, row in plan:
+    for path, staged, row in plan:
         path.parent.mkdir(exist_ok=True)
-        with open(path, "xb") as fh:  # never through a link, never over a file
-            fh.write(data)
+        with open(staged, "rb") as src, open(path, "xb") as dest:  # no link, no overwrite
+            shutil.copyfileobj(src, dest)
         rows.append(row)
 
 
