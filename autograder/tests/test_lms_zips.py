@@ -214,6 +214,28 @@ def test_moodle_zip_is_laid_out_by_email_with_moodles_identifiers(tmp_path: Path
     assert roster.find(bo.student).identifier == "Bo.Chen@Uni.Example"  # as Moodle wrote it
 
 
+def test_moodle_folders_export_under_moodles_identifiers(tmp_path: Path) -> None:
+    """Given the roster ``unpack`` wrote, does the Moodle export key each graded folder by
+    the worksheet's e-mail, as Moodle wrote it, under ``Email address``?"""
+    from autograder.grader.classroom.classlist import Classroom
+    from autograder.grader.reports.exports import write_moodle
+    from autograder.grader.result import Result
+
+    zf = _zip(tmp_path / "tiny.zip", [(n, _nb(c) if c else b"x") for n, c in MOODLE_ZIP])
+    out = tmp_path / "subs"
+    rows = unpack("moodle", zf, moodle_learners(WORKSHEET), "00_tiny", out, KNOWN, COURSE)
+    results = [Result(r.student, "00_tiny", r.file, score=4.0, max_score=5.0)
+               for r in rows if r.outcome == TAKEN]
+    report = write_moodle(results, tmp_path / "grades-moodle.csv",
+                          Classroom(roster=read_roster(out / "lms-roster.csv")))
+    assert not report.unmatched
+    written = list(csv.reader((tmp_path / "grades-moodle.csv").open(encoding="utf-8")))
+    assert written[0] == ["Email address", "00_tiny"]
+    assert sorted(row[0] for row in written[1:]) == sorted([
+        "ada.lovelace@uni.example", "Bo.Chen@Uni.Example", "cy.ito@uni.example",
+        "eve.nakamura@uni.example"])
+
+
 # ------------------------------------------------------------------- hostile zip entries
 
 LINK = stat.S_IFLNK | 0o777
