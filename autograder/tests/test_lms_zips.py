@@ -296,6 +296,24 @@ def test_zip_bomb_and_too_many_entries_refuse_the_zip(tmp_path: Path) -> None:
     assert [r.outcome for r in rows if r.entry] == [TAKEN, TAKEN]
 
 
+def test_a_damaged_entry_is_not_taken_and_the_rest_is(tmp_path: Path) -> None:
+    """Is a notebook whose compressed bytes were damaged (its CRC no longer matches) recorded
+    as damaged and not taken, while the learner beside it (the twin) is taken?"""
+    bo = canvas_entry("Chen, Bo", 7302, 2, "00_tiny.ipynb")
+    path = _zip(tmp_path / "z.zip", [(ADA, _nb("correct")), (bo, _nb("correct"))])
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(ADA)
+    start = info.header_offset + 30 + len(ADA.encode()) + len(info.extra) + 40
+    data[start:start + 8] = bytes(b ^ 0xFF for b in data[start:start + 8])
+    path.write_bytes(bytes(data))
+    rows = unpack("canvas", path, canvas_learners(GRADEBOOK), "00_tiny", tmp_path / "o",
+                  KNOWN, COURSE)
+    by = {r.entry: r for r in rows if r.entry}
+    assert by[ADA].outcome == NOT_TAKEN and "damaged" in by[ADA].reason
+    assert by[bo].outcome == TAKEN and not (tmp_path / "o" / "7301").exists()
+
+
 def test_a_second_unpack_needs_replace_and_never_writes_through_links(tmp_path: Path
                                                                        ) -> None:
     """Does a second unpack of one assignment refuse without ``--replace`` and replace only

@@ -54,7 +54,7 @@ with an absolute path, a ``..`` part, a backslash or control character, a symbol
 encrypted entry, or a name the zip holds twice are refused (recorded, never read); more than
 :data:`MAX_ENTRIES` entries or more than :data:`MAX_TOTAL` bytes of notebooks refuse the
 whole zip, and a notebook over :data:`MAX_NOTEBOOK` bytes (counted as it is read, not as the
-zip declares) is not taken.
+zip declares) or damaged (its checksum fails) is not taken.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ import stat
 import sys
 import tempfile
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, fields
 from pathlib import Path, PurePosixPath
@@ -447,7 +448,12 @@ def _choose(lms: str, entries: list[Entry], learners: dict[str, Learner], assign
                      "file", learner)
         for e in sorted(latest.values(), key=lambda e: e.name):
             staged = staging / f"{next(numbers)}.ipynb"
-            size = read_notebook(zf, e.info, max_notebook, staged)
+            try:
+                size = read_notebook(zf, e.info, max_notebook, staged)
+            except (zipfile.BadZipFile, EOFError, NotImplementedError, zlib.error) as exc:
+                staged.unlink(missing_ok=True)
+                skip(e, f"damaged in the zip, not taken ({exc})", learner)
+                continue
             if size < 0:
                 skip(e, f"over {max_notebook:,} bytes unpacked: not taken (clear its outputs "
                      "first)", learner)
