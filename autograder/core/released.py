@@ -182,7 +182,7 @@ def _got_change(kind: str, was: Any, now: Any, label: str, options: dict[str, An
     if was_def != now_def or [p for p, _ in was_leaves] != [p for p, _ in now_leaves]:
         return f"{label} has another structure: now {now_def}, was {was_def}"
     for (path, a), (_, b) in zip(was_leaves, now_leaves, strict=True):
-        why = _array_change(a, b, f"{label}{path}", rtol, atol)
+        why = _array_change(a, b, f"{label} at {path}", rtol, atol)
         if why:
             return why
     return None

@@ -41,6 +41,7 @@ from autograder.grader.release import EXERCISES, ROOT, SOLUTIONS, VALUES, writte
 PUBLIC_FOLDERS = ("exercises", "notebooks", "book", "autograder")
 PUBLIC_FILES = ("README.md", "pyproject.toml", "_config.yml", "_toc.yml", "requirements.txt",
                 "requirements-colab.txt", "requirements-newest.txt")
+VALUES_FOLDER = VALUES.relative_to(ROOT)  # the values files, inside a course
 PRIVATE = ("autograder/tests",)  # inside a public folder, never published
 _SKIPPED_NAMES = ("__pycache__",)
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
@@ -137,7 +138,7 @@ def _readable(name: str, data: bytes) -> tuple[str, list[str]] | None:
 
 def _hidden_values(name: str, data: bytes) -> bool:
     """True when ``name`` is a values file holding a hidden check's value."""
-    if not (name.startswith("autograder/kernel/released/") and name.endswith(".json")):
+    if not (name.startswith(f"{VALUES_FOLDER.as_posix()}/") and name.endswith(".json")):
         return False
     try:
         cells = json.loads(data).get("cells", {})
@@ -252,7 +253,7 @@ def unreleased(root: Path = ROOT) -> list[str]:
     """Why ``root``'s exercises are not a release of its sources (empty when they are): an
     exercise missing or without a source, a test cell naming values the package lacks."""
     solutions, exercises = root / SOLUTIONS.name, root / EXERCISES.name
-    values = root / VALUES.relative_to(ROOT)
+    values = root / VALUES_FOLDER
     sources = {p.name for p in solutions.glob("*.ipynb")}
     released = {p.name for p in exercises.glob("*.ipynb")}
     problems = [f"exercises/{name} is missing" for name in sorted(sources - released)]
@@ -359,7 +360,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Publish into ``args.dest``; exit status 0, or 1 when nothing could be published."""
     try:
-        report = publish(args.dest)
+        report = publish(args.dest, ROOT)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
