@@ -42,7 +42,7 @@ PUBLIC_FOLDERS = ("exercises", "notebooks", "book", "autograder")
 PUBLIC_FILES = ("README.md", "pyproject.toml", "_config.yml", "_toc.yml", "requirements.txt",
                 "requirements-colab.txt", "requirements-newest.txt")
 VALUES_FOLDER = VALUES.relative_to(ROOT)  # the values files, inside a course
-PRIVATE = ("autograder/tests",)  # inside a public folder, never published
+PRIVATE = ("solutions", "autograder/tests")  # never published, whatever links to them
 _SKIPPED_NAMES = ("__pycache__",)
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif")
@@ -201,15 +201,16 @@ def _skipped(relative: PurePosixPath) -> bool:
 
 def _book_images(root: Path) -> list[str]:
     """The course's images that the book's pages show (``](../bench/results/x.png)``)."""
+    import os
     import re
 
     found: set[str] = set()
     for page in sorted((root / "book").glob("*.md")):
         for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
-            path = (page.parent / target).resolve()
-            if path.suffix.lower() in _IMAGE_SUFFIXES and path.is_file():
+            path = Path(os.path.normpath(page.parent / target))  # a link stays a link
+            if path.suffix.lower() in _IMAGE_SUFFIXES and (path.is_file() or path.is_symlink()):
                 try:
-                    found.add(path.relative_to(root.resolve()).as_posix())
+                    found.add(path.relative_to(root).as_posix())
                 except ValueError:
                     continue
     return sorted(found)

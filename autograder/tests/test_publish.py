@@ -296,3 +296,21 @@ def test_publish_command(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     _paste(course / "exercises/05_jit.ipynb", _answer("05_jit"))
     assert main(["publish", str(tmp_path / "public")]) == 1
     assert "error: nothing was published" in capsys.readouterr().err
+
+
+def test_publish_takes_a_pages_images_but_never_from_solutions(course: Path,
+                                                              tmp_path: Path) -> None:
+    """Is an image a book page shows published from where it lies, while one it shows from
+    solutions/ (a plot of the answers, say) is left out, and an image that is a link refused?"""
+    (course / "solutions/answers.png").write_bytes(b"\x89PNG answers")
+    (course / "bench/results/extra.png").write_bytes(b"\x89PNG extra")
+    (course / "book/plots.md").write_text("# Plots\n\n![a](../bench/results/extra.png)\n"
+                                          "![b](../solutions/answers.png)\n")
+    dest = tmp_path / "public"
+    publish(dest, course)
+    assert (dest / "bench/results/extra.png").read_bytes() == b"\x89PNG extra"
+    assert not (dest / "solutions").exists()
+    (course / "bench/results/linked.png").symlink_to(course / "solutions/answers.png")
+    (course / "book/plots.md").write_text("![c](../bench/results/linked.png)\n")
+    with pytest.raises(ValueError, match="bench/results/linked.png is a link"):
+        publish(dest, course)
