@@ -370,5 +370,6 @@ def run(args: argparse.Namespace) -> int:
     written = sum(line.startswith(("wrote", "removed")) for line in report)
     print(f"{args.dest}: {written} files written or removed"
           if written else f"{args.dest} already holds this release.")
-    print("Review and commit there (git -C DEST add -A && git -C DEST commit), then push.")
+    print(f"Review and commit there (git -C {args.dest} add -A && git -C {args.dest} commit), "
+          "then push.")
     return 0
