@@ -1,5 +1,5 @@
-"""Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``, ``fetch``,
-``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
+"""Command line: ``python -m autograder release [--check]``, ``publish``, ``grade``, ``merge``,
+``fetch``, ``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
 
 Each command's module is imported only when that command runs: a learner's ``check`` needs
 neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
@@ -15,6 +15,9 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "release": ("", "generate exercises/ and their expected values (autograder/kernel/released/) "
                     "from solutions/"),
+    "publish": ("autograder.grader.publish",
+                "copy the released course (no solutions, no hidden tests) into a checkout of "
+                "its public repository"),
     "grade": ("autograder.grader.grade", "grade submitted notebooks with nbgrader"),
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
     "fetch": ("autograder.grader.classroom.fetch",
@@ -41,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         command = sub.add_parser(name, help=help_text, description=help_text)
         if name == "release":
             command.add_argument("--check", action="store_true", help="exit 1 if a committed "
-                                 "exercise or values file differs from what would be generated")
+                                 "exercise or values file differs from what would be generated "
+                                 "(values compared within each check's tolerances)")
         elif name == chosen:
             importlib.import_module(module).add_arguments(command)
     args = parser.parse_args(argv)
@@ -49,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         from autograder.grader.release import COURSE_FOLDERS, release
 
-        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS)
+        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS,
+                         progress=lambda line: print(line, file=sys.stderr, flush=True))
         for line in report:
             print(line)
         if args.check:
