@@ -15,9 +15,9 @@ later (a function, a class body, a generator) binds no global at all except one 
 created at the top level and no test cell uses (an honest counter). Every other way to reach
 a namespace is refused: ``globals()``, ``vars()``, ``locals()``, ``getattr``/``setattr``/
 ``delattr`` (``getattr(obj, "name")`` with a literal name is read as ``obj.name``), dunder
-and private (``_``) attributes, assigning to attributes (except ``self`` in ``__init__``),
-star imports. Imports and builtins are allow-lists; attribute names beyond the private ones
-are a deny-list (modules that allowed ones re-export, hooks, frames). See ``SECURITY.md``.
+and private (``_``) attributes, assigning to any attribute, star imports. Imports and
+builtins are allow-lists; attribute names beyond the private ones are a deny-list (modules
+that allowed ones re-export, hooks, frames, pickles). See ``SECURITY.md``.
 """
 
 from __future__ import annotations
@@ -64,13 +64,12 @@ _ATTRS = {
     "stdout", "stderr", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
     "tb_frame", "tb_next", "gi_frame", "cr_frame", "ag_frame", "user_ns", "user_global_ns",
     "attrgetter", "methodcaller", "get_field", "get_type_hints", "ForwardRef", "ctypeslib",
-    "f2py", "distutils",
+    "f2py", "distutils", "serialize_executable", "deserialize_and_load",
 }
 # Dunder attributes an honest answer reads (``super().__init__`` is allowed apart).
 _DUNDERS_READ = {"__name__", "__doc__", "__call__", "__len__"}
 # Public methods of named tuples (optax's states are named tuples) despite their underscore.
 _NAMEDTUPLE = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
-_INIT_METHODS = {"__init__", "__post_init__"}
 # Modules an allowed one re-exports (``warnings.sys``, ``from warnings import sys``): reached
 # through an allowed module, they are flagged by name. ``scipy.signal`` and ``scipy.io`` stay
 # allowed, so the names of harmless submodules of numerical libraries are not on this list.
@@ -132,20 +131,17 @@ class _Walk:
         self.bindings: list[_Binding] = []
         self.loads: list[tuple[str, _Scope, ast.Name]] = []
         self.star_imports: list[str] = []
-        self.enclosing: dict[int, ast.AST | None] = {}  # id(node) -> the function it is in
-        self.methods: set[int] = set()  # functions directly in a class body (no metaclass)
         self.params: set[str] = set()  # every function's parameters
-        self._visit(tree, self.module, None)
+        self._visit(tree, self.module)
 
     def _bind(self, name: str, scope: _Scope, node: ast.AST, comp: bool = False) -> None:
         scope.bound.add(name)
         self.bindings.append(_Binding(name, scope, node, comp))
 
-    def _visit_all(self, nodes: Iterable[ast.AST | None], scope: _Scope,
-                   func: ast.AST | None) -> None:
+    def _visit_all(self, nodes: Iterable[ast.AST | None], scope: _Scope) -> None:
         for node in nodes:
             if node is not None:
-                self._visit(node, scope, func)
+                self._visit(node, scope)
 
     def _arguments(self, args: ast.arguments) -> tuple[list[ast.AST], list[str]]:
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs,
@@ -154,43 +150,39 @@ class _Walk:
                  *(a.annotation for a in every if a.annotation is not None)]
         return outer, [a.arg for a in every]
 
-    def _visit(self, node: ast.AST, scope: _Scope, func: ast.AST | None) -> None:
-        self.enclosing[id(node)] = func
+    def _visit(self, node: ast.AST, scope: _Scope) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             outer, params = self._arguments(node.args)
             if not isinstance(node, ast.Lambda):
                 self._bind(node.name, scope, node)
                 outer += [*node.decorator_list, *([node.returns] if node.returns else [])]
-            self._visit_all(outer, scope, func)
+            self._visit_all(outer, scope)
             inner = _Scope("function", scope, set(params))
             self.params.update(params)
             body = [node.body] if isinstance(node, ast.Lambda) else node.body
-            self._visit_all(body, inner, node)
+            self._visit_all(body, inner)
         elif isinstance(node, ast.ClassDef):
             self._bind(node.name, scope, node)
-            self._visit_all([*node.decorator_list, *node.bases, *node.keywords], scope, func)
-            if not node.keywords:
-                self.methods.update(id(n) for n in node.body
-                                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-            self._visit_all(node.body, _Scope("class", scope), func)
+            self._visit_all([*node.decorator_list, *node.bases, *node.keywords], scope)
+            self._visit_all(node.body, _Scope("class", scope))
         elif isinstance(node, _COMPREHENSIONS):
-            self._visit(node.generators[0].iter, scope, func)
+            self._visit(node.generators[0].iter, scope)
             inner = _Scope("generator" if isinstance(node, ast.GeneratorExp)
                            else "comprehension", scope)
             for i, gen in enumerate(node.generators):
-                self._visit(gen.target, inner, func)
+                self._visit(gen.target, inner)
                 if i:
-                    self._visit(gen.iter, inner, func)
-                self._visit_all(gen.ifs, inner, func)
+                    self._visit(gen.iter, inner)
+                self._visit_all(gen.ifs, inner)
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            self._visit_all(parts, inner, func)
+            self._visit_all(parts, inner)
         elif isinstance(node, ast.NamedExpr):
             target, lazy = scope, False
             while target.kind in ("comprehension", "generator") and target.parent is not None:
                 lazy = lazy or target.kind == "generator"
                 target = target.parent
             self._bind(node.target.id, target, node, lazy)
-            self._visit(node.value, scope, func)
+            self._visit(node.value, scope)
         elif isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load):
                 self.loads.append((node.id, scope, node))
@@ -213,7 +205,7 @@ class _Walk:
             if isinstance(name, str):
                 self._bind(name, scope, node)
             for child in ast.iter_child_nodes(node):
-                self._visit(child, scope, func)
+                self._visit(child, scope)
 
     @staticmethod
     def is_global(name: str, scope: _Scope) -> bool:
@@ -326,32 +318,13 @@ def _attribute_name(call: ast.Call) -> str | None:
 
 
 def _attribute_problem(attr: str, value: ast.AST) -> str | None:
-    if attr in _INIT_METHODS and isinstance(value, ast.Call) and isinstance(
-            value.func, ast.Name) and value.func.id == "super":
-        return None
+    if attr == "__init__" and isinstance(value, ast.Call) and isinstance(
+            value.func, ast.Name) and value.func.id == "super" and not value.args:
+        return None  # super().__init__(): only ever the object being made
     if attr in _ATTRS or attr in _REEXPORTED or attr.startswith("_") and \
             attr not in _DUNDERS_READ and attr not in _NAMEDTUPLE:
         return f".{attr}"
     return None
-
-
-def _may_set_attribute(target: ast.Attribute, walk: _Walk) -> bool:
-    """Is ``target`` ``self.x`` directly in ``__init__``/``__post_init__``, a method with no
-    decorator of a class with no metaclass, ``self`` its first parameter and never rebound?
-    (Such a method runs only on an object being made: reaching it as an attribute is refused.)
-    """
-    func = walk.enclosing.get(id(target))
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-            func.name not in _INIT_METHODS or not func.args.args or func.decorator_list or \
-            id(func) not in walk.methods:
-        return False
-    me = func.args.args[0].arg
-    root: ast.AST = target.value
-    while isinstance(root, (ast.Attribute, ast.Subscript)):
-        root = root.value
-    rebound = any(isinstance(n, ast.Name) and n.id == me and not isinstance(n.ctx, ast.Load)
-                  for n in ast.walk(func))
-    return isinstance(root, ast.Name) and root.id == me and not rebound
 
 
 def _root_name(node: ast.AST) -> str | None:
@@ -370,7 +343,9 @@ def _bindings(walk: _Walk, own: set[str], judged: Judged) -> list[str]:
     for b in later:
         if b.name in judged.touched or b.name in judged.free or b.name in own:
             why = "a name the tests use"
-        elif b.name not in created or hasattr(builtins, b.name):
+        elif hasattr(builtins, b.name):
+            why = "a builtin's name"
+        elif b.name not in created:
             why = "a global this cell does not create"
         else:
             continue
@@ -388,11 +363,11 @@ def screen(source: str, own: Iterable[str] = (), judged: Judged | None = None) -
     ``ctypes``, ``IPython``, ``autograder``...) and star imports; builtins outside an
     allow-list (``exec``, ``eval``, ``globals``, ``vars``, ``setattr``, ``getattr`` but with a
     literal name...); private, dunder and re-exported-module attributes, hooks and frames;
-    assignments to attributes (except ``self`` in ``__init__``) and to items of names the
-    answer did not define; binding a name the tests use, and binding any global from code
-    that runs later (``global`` in a function or class, a walrus in a generator) but one
-    the cell creates that no test uses; strings naming result files; pickles. Code that does
-    not parse is not flagged: it fails on its own; code nested too deeply to be read is.
+    assignments to attributes and to items of names the answer did not define; binding a
+    name the tests use, and binding any global from code that runs later (``global`` in a
+    function or class, a walrus in a generator) but one the cell creates that no test uses;
+    strings naming result files or dunders; pickles. Code that does not parse is not
+    flagged: it fails on its own; code nested too deeply to be read is.
     """
     try:
         return _screen(source, set(own), judged or Judged())
@@ -445,8 +420,7 @@ def _screen(source: str, own: set[str], judged: Judged) -> list[str]:
                         alias.name.startswith("_") and alias.name != "*")):
                     found.append(f"from {node.module or '.'} import {alias.name}")
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if not _may_set_attribute(node, walk):
-                found.append(f"assigning to {ast.unparse(node)}")
+            found.append(f"assigning to {ast.unparse(node)}")
         elif isinstance(node, ast.Attribute):
             problem = _attribute_problem(node.attr, node.value)
             if problem:
@@ -455,10 +429,12 @@ def _screen(source: str, own: set[str], judged: Judged) -> list[str]:
             root = _root_name(node)
             if root in imported or root not in defined:
                 found.append(f"assigning to {ast.unparse(node)}")
-        elif isinstance(node, ast.ClassDef) and node.keywords:
-            found.append(f"class {node.name}(..., {node.keywords[0].arg}=...)")
         elif isinstance(node, ast.keyword) and node.arg == "allow_pickle" and not (
-                isinstance(node.value, ast.Constant) and node.value.value is False):
+                isinstance(node.value, ast.Constant) and node.value.value is False) or \
+                isinstance(node, ast.Constant) and node.value == "allow_pickle" or \
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "load" and (len(node.args) > 2 or any(
+                    k.arg is None for k in node.keywords)):
             found.append("allow_pickle (loading pickles)")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 _RESULT_FILE.search(node.value):

@@ -184,17 +184,18 @@ def _question(result: dict, qid: str) -> dict:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    """Grade the attacks and twins with the screen, then the attacks without it (two jobs;
-    the trusted runs are made once, kept in a shared reference cache)."""
+    """Grade the attacks and twins with the screen (two jobs), then the attacks without it
+    (one job, in this process; the trusted runs are made once, kept in a reference cache)."""
     from autograder.grader import grading
 
     root = tmp_path_factory.mktemp("rebinding")
     _write(root / "screened", {**ATTACKS, **TWINS})
     _write(root / "unscreened", ATTACKS)
     cache = root / "cache"
-    common = ["--jobs", "2", "--reference-cache", str(cache), "--no-feedback"]
-    assert main(["grade", str(root / "screened"), "--out", str(root / "out"), *common]) == 0
-    with pytest.MonkeyPatch.context() as patch:
+    common = ["--reference-cache", str(cache), "--no-feedback"]
+    assert main(["grade", str(root / "screened"), "--out", str(root / "out"), "--jobs", "2",
+                 *common]) == 0
+    with pytest.MonkeyPatch.context() as patch:  # one job: graded in this process
         patch.setattr(grading, "screen_answers", lambda nb, source=None: {})
         assert main(["grade", str(root / "unscreened"), "--out", str(root / "bare"),
                      *common]) == 0

@@ -71,6 +71,8 @@ def test_the_tests_names_come_from_every_test_cell_hidden_ones_too() -> None:
     # private attributes and modules, pickles, code from strings
     "import jax\nx = jax._src", "from jax import _src", "import jax._src.core",
     "import numpy as np\nnp.load('x.npy', allow_pickle=True)",
+    "import numpy as np\nnp.load('x.npy', None, True)",
+    "import numpy as np\nnp.load('x.npy', **{'allow' + '_pickle': True})",
     "import typing\ndef f(x: 'globals()'):\n    pass\ntyping.get_type_hints(f)",
 ])
 def test_tampering_is_flagged(source: str) -> None:
@@ -107,15 +109,11 @@ REBINDING = {
     "globals()": "def build_normalise():\n    globals()['check_jitted'] = None\n",
     "vars()": "def build_normalise():\n    vars()['x'] = 1\n",
     "locals() at the top level": "locals()['check_jitted'] = 1\n",
-    "self outside __init__": "import jax\ndef f(self):\n    self.jit = None\nf(jax)\n",
-    "a decorated __init__": "import jax\nclass A:\n    @(lambda g: g(jax))\n"
-                            "    def __init__(self):\n        self.jit = None\n",
-    "__init__ of a class with a metaclass": "class M(type):\n    pass\nclass A(metaclass=M):\n"
-                                            "    def __init__(self):\n        self.x = 1\n",
-    "__init__ reached as an attribute": "class A:\n    def __init__(self):\n        self.x = 1\n"
-                                        "A.__init__(jax)\n",
-    "self rebound in __init__": "import jax\nclass A:\n    def __init__(self):\n"
-                                "        self = jax\n        self.jit = None\n",
+    "an attribute of a module passed in": "import jax\ndef f(self):\n    self.jit = None\n"
+                                          "f(jax)\n",
+    "an attribute in __init__": "class A:\n    def __init__(self):\n        self.x = 1\n",
+    "__init__ reached as an attribute": "class A:\n    pass\nA.__init__(jax)\n",
+    "super() with arguments": "import jax\nsuper(type(jax), jax).__init__('x')\n",
     "star import": "from jax.numpy import *\n",
     "__builtins__": "b = __builtins__\n",
 }
@@ -140,10 +138,10 @@ HONEST = {
                          "_norm, eps=1e-6), static_argnames='mode')\n",
     "trying it out at the top level": "import jax.numpy as jnp\nx = jnp.ones(3)\n"
                                       "normalise = build_normalise()\nprint(normalise(x, 'l2'))\n",
-    "a class with __init__": "import dataclasses\nclass Acc:\n    def __init__(self, n):\n"
-                             "        self.n = n\n        super().__init__()\n"
-                             "@dataclasses.dataclass\nclass P:\n    a: int = 0\n"
-                             "    def __post_init__(self):\n        self.b = 2\n",
+    "a dataclass and a named tuple": "import dataclasses, typing\n@dataclasses.dataclass("
+                                     "frozen=True)\nclass P:\n    a: int = 0\n"
+                                     "class S(typing.NamedTuple):\n    n: int\n"
+                                     "def bump(s):\n    return s._replace(n=s.n + 1)._asdict()\n",
     "getattr with a literal name": "def f(x):\n    return getattr(x, 'shape', None), "
                                    "hasattr(x, 'dtype')\n",
     "a parameter named like a builtin": "def f(getattr):\n    return getattr(1)\n",
@@ -160,7 +158,7 @@ HONEST = {
 @pytest.mark.parametrize("case", HONEST)
 def test_honest_globals_helpers_and_partials_pass(case: str) -> None:
     """The twins: does honest code that binds its own names (a global counter no test reads,
-    helpers, ``functools.partial``, a class's ``__init__``, trying the answer out) pass?"""
+    helpers, ``functools.partial``, dataclasses and named tuples, trying the answer out) pass?"""
     assert screen(HONEST[case], Q2, JIT_JUDGED) == [], case
 
 
