@@ -327,6 +327,20 @@ def _attribute_problem(attr: str, value: ast.AST) -> str | None:
     return None
 
 
+def _annotations(tree: ast.AST) -> list[ast.AST]:
+    """Every annotation in ``tree``: library code (``functools.singledispatch``'s
+    ``register``) evaluates string annotations as code in the notebook's namespace."""
+    found: list[ast.AST | None] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            found.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return [a for a in found if a is not None]
+
+
 def _root_name(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -366,8 +380,9 @@ def screen(source: str, own: Iterable[str] = (), judged: Judged | None = None) -
     assignments to attributes and to items of names the answer did not define; binding a
     name the tests use, and binding any global from code that runs later (``global`` in a
     function or class, a walrus in a generator) but one the cell creates that no test uses;
-    strings naming result files or dunders; pickles. Code that does not parse is not
-    flagged: it fails on its own; code nested too deeply to be read is.
+    strings naming result files or dunders, string annotations other than a name; pickles.
+    Code that does not parse is not flagged: it fails on its own; code nested too deeply to
+    be read is.
     """
     try:
         return _screen(source, set(own), judged or Judged())
@@ -406,6 +421,11 @@ def _screen(source: str, own: set[str], judged: Judged) -> list[str]:
     for b in walk.bindings:  # a class's own methods (__init__...) are its business
         if b.name.startswith("__") and b.name.endswith("__") and b.scope.kind != "class":
             found.append(f"binding {b.name}")
+    for annotation in _annotations(tree):  # what typing.get_type_hints would evaluate
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    not node.value.isidentifier():
+                found.append(f"the annotation {node.value[:40]!r} (a string that is not a name)")
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
