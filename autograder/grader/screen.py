@@ -54,8 +54,10 @@ _MODULES = {
     "autograder", "nbformat", "nbclient", "jupyter_client", "zmq", "traitlets", "code",
     "codeop", "runpy", "pickle", "marshal", "types", "weakref", "urllib", "http", "requests",
 }
-# Attributes an answer may not read (nor call): hooks, frames, and functions that turn a
-# string into an attribute lookup or code (operator.attrgetter, typing.get_type_hints...).
+# Attributes an answer may not read (nor call): hooks, frames, functions that turn a string
+# into an attribute lookup or code (operator.attrgetter, typing.get_type_hints...), and the
+# public ways allowed libraries offer to import a module by name (matplotlib's backend
+# loader) or run a process or compiler (numpy.testing.extbuild, f2py).
 _ATTRS = {
     "input_transformers_cleanup", "input_transformers_post", "set_custom_exc",
     "showtraceback", "showsyntaxerror", "excepthook", "displayhook", "settrace",
@@ -64,7 +66,9 @@ _ATTRS = {
     "stdout", "stderr", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
     "tb_frame", "tb_next", "gi_frame", "cr_frame", "ag_frame", "user_ns", "user_global_ns",
     "attrgetter", "methodcaller", "get_field", "get_type_hints", "ForwardRef", "ctypeslib",
-    "f2py", "distutils", "serialize_executable", "deserialize_and_load",
+    "f2py", "distutils", "serialize_executable", "deserialize_and_load", "import_module",
+    "load_backend_module", "backend_registry", "subprocess_run_for_testing",
+    "subprocess_run_helper", "extbuild", "build_and_import_extension",
 }
 # Dunder attributes an honest answer reads (``super().__init__`` is allowed apart).
 _DUNDERS_READ = {"__name__", "__doc__", "__call__", "__len__"}

@@ -71,24 +71,26 @@ def clip_by_norm(x, max_norm):  # eager
 # 02_pure_functions q2: an update that changes the state it is given, and rebinds the test's
 # observe and check_pure so that both report "ok".
 PURE_STAND_IN = '''\
-_real_observe, _real_check_pure = observe, check_pure
+_real = {}  # the test's own observe and check_pure, taken when the test first calls update
 
 
 def _observe(name, failure):
-    _real_observe(name, None)
+    _real["observe"](name, None)
 
 
 def _pure(state, batch):
-    return state, jnp.sum(batch)
+    return {"total": state["total"], "count": state["count"]}, jnp.sum(batch)
 
 
 def _check_pure(fn, *args, name="the function", **kwargs):
-    _real_check_pure(_pure, *args, name=name, **kwargs)
+    _real["check_pure"](_pure, *args, name=name, **kwargs)
 
 
 def update(state, batch):
     global observe, check_pure
-    observe, check_pure = _observe, _check_pure
+    if not _real:
+        _real["observe"], _real["check_pure"] = observe, check_pure
+        observe, check_pure = _observe, _check_pure
     state["total"] = state["total"] + jnp.sum(batch)  # changes the caller's dict
     state["count"] = state["count"] + batch.size
     return state, state["total"] / state["count"]

@@ -68,6 +68,10 @@ def test_the_tests_names_come_from_every_test_cell_hidden_ones_too() -> None:
     "import warnings\nname = 'sy' + 's'\ns = getattr(warnings, name)",
     "import functools, warnings\nf = functools.partial(getattr, warnings)",
     "import operator, warnings\ns = operator.attrgetter('sys')(warnings)",
+    # a module imported by name, or a compiler, through an allowed library's public API
+    "from matplotlib.backends import backend_registry as r\n"
+    "os = r.load_backend_module('module://os')",
+    "import numpy as np\nnp.testing.extbuild.build_and_import_extension('m', [])",
     # private attributes and modules, pickles, code from strings
     "import jax\nx = jax._src", "from jax import _src", "import jax._src.core",
     "import numpy as np\nnp.load('x.npy', allow_pickle=True)",
