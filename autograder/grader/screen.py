@@ -384,9 +384,9 @@ def screen(source: str, own: Iterable[str] = (), judged: Judged | None = None) -
     assignments to attributes and to items of names the answer did not define; binding a
     name the tests use, and binding any global from code that runs later (``global`` in a
     function or class, a walrus in a generator) but one the cell creates that no test uses;
-    strings naming result files or dunders, string annotations other than a name; pickles.
-    Code that does not parse is not flagged: it fails on its own; code nested too deeply to
-    be read is.
+    strings naming result files or dunders, string annotations other than a (dotted) name;
+    pickles. Code that does not parse is not flagged: it fails on its own; code nested too
+    deeply to be read is.
     """
     try:
         return _screen(source, set(own), judged or Judged())
@@ -427,8 +427,9 @@ def _screen(source: str, own: set[str], judged: Judged) -> list[str]:
             found.append(f"binding {b.name}")
     for annotation in _annotations(tree):  # what typing.get_type_hints would evaluate
         for node in ast.walk(annotation):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                    not node.value.isidentifier():
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and not (
+                    all(part.isidentifier() for part in node.value.split(".")) and not any(
+                        _attribute_problem(part, node) for part in node.value.split("."))):
                 found.append(f"the annotation {node.value[:40]!r} (a string that is not a name)")
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -81,6 +81,7 @@ def test_the_tests_names_come_from_every_test_cell_hidden_ones_too() -> None:
     # singledispatch's register evaluates a string annotation in the notebook's globals
     "import functools\n@functools.singledispatch\ndef f(x):\n    pass\n@f.register\n"
     "def _(x: 'globals().update(check_jitted=print) or int'):\n    pass\n",
+    "def f(x: 'warnings.sys') -> 'jax._src':\n    pass\n",
 ])
 def test_tampering_is_flagged(source: str) -> None:
     """Is each kind of tampering code flagged?"""
@@ -147,6 +148,7 @@ HONEST = {
                                       "normalise = build_normalise()\nprint(normalise(x, 'l2'))\n",
     "a dataclass and a named tuple": "import dataclasses, typing\n@dataclasses.dataclass("
                                      "frozen=True)\nclass P:\n    a: 'int' = 0\n"
+                                     "    b: 'jax.Array' = None\n"
                                      "class S(typing.NamedTuple):\n    n: int\n"
                                      "def bump(s):\n    return s._replace(n=s.n + 1)._asdict()\n",
     "getattr with a literal name": "def f(x):\n    return getattr(x, 'shape', None), "
