@@ -608,7 +608,7 @@ def unscreened(tmp_path_factory) -> dict:
     _write(root / "subs" / "leftovers-plant", _with_q1(PLANT_FOR_NEXT))
     _write(root / "subs" / "leftovers-read", _with_q1(READ_LEFTOVERS))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grading, "screen_answers", lambda nb: {})
+        patch.setattr(grading, "screen_answers", lambda nb, source=None: {})
         try:
             _grade([root / "subs"], root / "out")
         finally:  # unsandboxed, the planter wrote on this machine
