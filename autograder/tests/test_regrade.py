@@ -46,9 +46,10 @@ def _submissions(folder: Path) -> Path:
     return folder
 
 
-def _term(tmp_path: Path, earlier: dict[str, tuple[float, float]], monkeypatch) -> Path:
+def _term(tmp_path: Path, earlier: dict[str, tuple[float, float]], monkeypatch,
+          *extra: str) -> Path:
     """The term's results: two signed shards of synthetic results merged with an overrides
-    file and both exports (and the folder's own gradebook)."""
+    file and both exports (and the folder's own gradebook, or the one ``extra`` names)."""
     from autograder.grader.manifest import write_manifest
 
     monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
@@ -64,7 +65,7 @@ def _term(tmp_path: Path, earlier: dict[str, tuple[float, float]], monkeypatch) 
     results = tmp_path / "results"
     assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out",
                  str(results), "--source", str(SOURCE), "--export", "canvas,moodle",
-                 "--overrides", str(overrides)]) == 0
+                 "--overrides", str(overrides), *extra]) == 0
     return results
 
 
@@ -210,13 +211,18 @@ def test_regrade_one_student_keeps_every_other_row_override_and_cell(
 
 @pytest.mark.slow
 def test_question_regrade_for_everyone_changes_only_that_question(
-        tmp_path: Path, monkeypatch, capsys) -> None:
+        tmp_path: Path, monkeypatch, capsys, postgres_url: str) -> None:
     """Regrading question q2_set_first of 00_tiny for everyone, where the earlier results
-    (synthetic) gave q1 scores the notebooks would not get now: does each student's q2 come
-    from the new grading and q1 stay as it was, and a student with a folder but no earlier
-    result get their whole new result?"""
+    (synthetic) gave q1 scores the notebooks would not get now, with a PostgreSQL gradebook:
+    does each student's q2 come from the new grading and q1 stay as it was, in result.json,
+    grades.csv and the gradebook (the hand-set score there kept), and a student with a folder
+    but no earlier result get their whole new result?"""
+    from autograder.tests.conftest import fresh_database
+    from autograder.tests.test_decisions import _gradebook
+
+    db = fresh_database(postgres_url, "regrade")
     earlier = {"ann": (0, 0), "bob": (2, 0)}
-    results = _term(tmp_path, earlier, monkeypatch)
+    results = _term(tmp_path, earlier, monkeypatch, "--db", db)
     subs = _submissions(tmp_path / "subs")
     shutil.rmtree(subs / "cy")
     shutil.rmtree(subs / "dee")
@@ -225,7 +231,7 @@ def test_question_regrade_for_everyone_changes_only_that_question(
                 / "Copy of 00_tiny.ipynb")
     capsys.readouterr()
     assert _regrade(results, subs, "--assignment", "00_tiny", "--question",
-                    "q2_set_first") == 0
+                    "q2_set_first", "--db", db) == 0
     out = capsys.readouterr().out
 
     def questions(student: str) -> list[tuple[str, float, str]]:
@@ -239,3 +245,30 @@ def test_question_regrade_for_everyone_changes_only_that_question(
     assert "ann · 00_tiny · q1_double" not in out and "bob · 00_tiny · q1_double" not in out
     rows = {r[0]: r[2] for r in _rows(results / "grades.csv")[1:]}
     assert rows == {"ann": "2", "bob": "5", "cy": "4", "eve": "3"}  # ann: her q2 override
+    book = _gradebook(db)
+    assert book[("ann", "q1_double_tests")] == (0, None)
+    assert book[("ann", "q2_set_first_tests")] == (3, 2)  # the override stays on top
+    assert book[("bob", "q1_double_tests")] == (2, None)
+    assert book[("bob", "q2_set_first_tests")] == (3, None)
+    assert book[("eve", "q2_set_first_tests")] == (3, None)
+
+
+def test_an_export_built_from_the_lms_files_is_not_rewritten_without_them(
+        tmp_path: Path) -> None:
+    """Would a regrade without --canvas-gradebook rewrite a Canvas file that was built from
+    the course's Canvas export (it holds Canvas user IDs), or without --roster a Moodle file
+    keyed by the roster? Both are refused, naming the option; the plain files are not."""
+    from autograder.grader.classroom.decisions import Inputs
+    from autograder.grader.regrade import _export_needs
+
+    (tmp_path / "grades-canvas.csv").write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Lab 0 (7)\n"
+        "Points Possible,,,,,5\nAda Lovelace,1001,,ada,S1,5\n", encoding="utf-8")
+    (tmp_path / "grades-moodle.csv").write_text("Email address,00_tiny\nada@uni.example,5\n")
+    assert "--canvas-gradebook" in _export_needs(tmp_path, ["canvas"], Inputs())
+    assert "--roster" in _export_needs(tmp_path, ["moodle"], Inputs())
+    (tmp_path / "grades-canvas.csv").write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,00_tiny\n"
+        "Points Possible,,,,,5\nada,,,ada,,5\n", encoding="utf-8")
+    (tmp_path / "grades-moodle.csv").write_text("username,00_tiny\nada,5\n")
+    assert _export_needs(tmp_path, ["canvas", "moodle"], Inputs()) == ""
