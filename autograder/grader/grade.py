@@ -15,6 +15,15 @@ changed when ``DIR`` held an earlier run), ``DIR/scores.png`` and any ``--export
 (:mod:`autograder.grader.reports` lists them), and ``DIR/manifest.json``: the hash of every
 result file this run wrote, signed when ``LEARN_JAX_RESULTS_KEY`` holds a key
 (:mod:`autograder.grader.manifest`; ``merge`` checks it).
+
+``DIR`` may hold an earlier run: grading everyone again into it is a full regrade (its
+reports list the scores that changed). A run that would leave out some of the earlier
+results is refused before anything is graded, with a pointer to ``regrade``
+(:mod:`autograder.grader.regrade`), rather than merged into them: every file ``grade`` writes
+is a function of the submissions it was given, so a row graded weeks ago never silently
+outlives a notebook since deleted, and folding part of a class into the term's results, with
+its overrides, gradebook, exports and signed manifest, is one command's job, which checks
+that folder's manifest first and says what it kept.
 """
 
 from __future__ import annotations

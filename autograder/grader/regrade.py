@@ -193,6 +193,19 @@ def _export_needs(results: Path, exports: list[str], inputs: decisions.Inputs) -
     return ""
 
 
+def _signed(results: Path) -> bool:
+    """Whether ``results``' manifest carries a signature (a readable one; an unreadable
+    manifest is refused by :func:`~autograder.grader.merge.read_results`)."""
+    import json
+
+    from autograder.grader.manifest import MANIFEST
+
+    try:
+        return "hmac_sha256" in json.loads((results / MANIFEST).read_text())
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
     """What is wrong with the command line, or ``""``."""
     if not args.results.is_dir() or args.results.is_symlink():
@@ -253,7 +266,7 @@ def _replace_files(results: Path, scratch: Path, kept: Result) -> None:
 def run(args: argparse.Namespace) -> int:
     """Regrade what ``args`` names into ``args.results``; exit status 0, 1 or 2."""
     from autograder.grader.course import close_workers
-    from autograder.grader.manifest import take_key, write_manifest
+    from autograder.grader.manifest import KEY_VARIABLE, MANIFEST, take_key, write_manifest
     from autograder.grader.merge import read_results
     from autograder.grader.reports import EXPORTS, write_reports
     from autograder.grader.reports.exports import export_path
@@ -266,6 +279,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     results_dir: Path = args.results
+    if key is None and _signed(results_dir):
+        print(f"error: {results_dir / MANIFEST} is signed: set {KEY_VARIABLE} to the key it "
+              "was signed with, so that the regraded folder is signed again (without it, "
+              "later merges would refuse the folder); nothing was regraded", file=sys.stderr)
+        return 2
     try:
         earlier = {k: r for k, (r, _) in read_results(results_dir, key).items()}
         inputs = decisions.read_inputs(args, results_dir)
@@ -304,15 +322,13 @@ def run(args: argparse.Namespace) -> int:
                 notes.append(f"{r.student} · {r.assignment}: {note}")
             if result is not before:
                 kept[(r.student, r.assignment)] = result
-        regraded = {s.student for s in subs}
         for student, assignment in sorted(earlier):
             chosen = ((not args.student or student == args.student)
                       and (not args.assignment or assignment == args.assignment))
             if chosen and (student, assignment) not in {(r.student, r.assignment)
                                                        for r in new}:
                 notes.append(f"{student} · {assignment}: no notebook found now; the earlier "
-                             "result is kept" + ("" if student in regraded or args.student
-                                                 else " (no folder for the student)"))
+                             "result is kept")
         everything = {**earlier, **kept}
         all_results = [everything[k] for k in sorted(everything)]
         db = args.db or (f"sqlite:///{(results_dir / GRADEBOOK).resolve()}"

@@ -130,8 +130,9 @@ def test_grade_into_earlier_results_is_refused_and_changes_nothing(tmp_path: Pat
 def test_regrade_refuses_bad_requests_before_grading(tmp_path: Path, monkeypatch,
                                                      capsys) -> None:
     """Are a student given as a path into another's folder, an unknown question, a question
-    without its assignment, nothing to regrade, and a results folder edited after grading
-    each refused (exit 2, the folder unchanged)?"""
+    without its assignment, nothing to regrade, a signed folder without the key (it would
+    lose its signature) and a results folder edited after grading each refused (exit 2, the
+    folder unchanged)?"""
     results = _term(tmp_path, {"ann": (2, 3), "bob": (0, 0)}, monkeypatch)
     subs = _submissions(tmp_path / "subs")
     before = _files(results)
@@ -144,6 +145,10 @@ def test_regrade_refuses_bad_requests_before_grading(tmp_path: Path, monkeypatch
         monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
         assert _regrade(results, subs, *extra) == 2, extra
         assert why in capsys.readouterr().err, extra
+    assert _files(results) == before
+    monkeypatch.delenv("LEARN_JAX_RESULTS_KEY", raising=False)  # (regrade took it)
+    assert _regrade(results, subs, "--student", "bob") == 2
+    assert "manifest.json is signed: set LEARN_JAX_RESULTS_KEY" in capsys.readouterr().err
     assert _files(results) == before
     path = results / "ann" / "00_tiny" / "result.json"
     path.write_text(path.read_text().replace('"score": 5', '"score": 4'))
