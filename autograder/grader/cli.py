@@ -1,5 +1,5 @@
 """Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``,
-``regrade``, ``fetch``, ``return-feedback`` and ``check``.
+``regrade``, ``fetch``, ``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
 
 Each command's module is imported only when that command runs: a learner's ``check`` needs
 neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "copy the notebooks of a GitHub Classroom assignment's repositories"),
     "return-feedback": ("autograder.grader.classroom.feedback_return",
                         "push each learner's feedback pages to a branch of their own repository"),
+    "unpack": ("autograder.grader.classroom.lms_zips",
+               "lay out an LMS's bulk download (Canvas, Moodle) of one assignment for grade"),
+    "feedback-zip": ("autograder.grader.classroom.lms_feedback",
+                     "zip feedback pages named for an LMS's bulk feedback upload"),
     "check": ("autograder.grader.selfcheck",
               "run released notebooks and report their visible checks (for learners)"),
 }
