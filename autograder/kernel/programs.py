@@ -73,7 +73,7 @@ def _callback_of(eqn: Any) -> str:
     """``jax.pure_callback of `name``` for a callback equation (the Python function's name
     when JAX keeps it)."""
     func = getattr(eqn.params.get("callback"), "callback_func", eqn.params.get("callback"))
-    label = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
+    label = getattr(func, "__name__", None)
     where = f" of `{label}`" if isinstance(label, str) else ""
     return f"{eqn.primitive.name}{where}"
 

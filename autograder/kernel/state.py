@@ -118,7 +118,7 @@ def reachable_roots(fn: Any, limit: int = 64) -> Roots:
                     cells[var] = cell.cell_contents
                 except ValueError:  # an empty cell
                     continue
-            roots.extra += [(f"`{var}` (which `{obj.__name__}` closes over)", v)
+            roots.extra += [(f"`{var}`", v)
                             for var, v in cells.items()]
             stack.extend(v for v in cells.values() if callable(v))
             roots.extra += [(f"default argument #{i} of `{obj.__name__}`", v)
