@@ -1,4 +1,4 @@
-# expect: affine is not pure: calling it changed state outside it (`CONFIG`['scale']
+# expect: affine is not pure: calling it changed state outside it (it left a JAX tracer in `CONFIG`['scale']
 # Sharp bit: writing into a global dict (no `global` statement): under jit it stores a tracer
 CONFIG = {"scale": 1.0}
 
