@@ -512,13 +512,15 @@ def check_speedup(
         submit(Entry("speedup", what, {}, options))
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
+    timed = {"target": kwargs.pop("target")} if "target" in kwargs else {}
     result = None
     intruders: set[str] = set()
     changed: dict[str, tuple[Any, Any]] = {}
     pairs: list[tuple[Any, Any]] = []
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
-                         rounds=rounds, warmup=warmup, fresh=True, inputs=inputs, **kwargs)
+                         rounds=rounds, warmup=warmup, fresh=True, inputs=inputs, **timed,
+                         **kwargs)
         intruders |= _last_intruders
         pairs += _last_pairs
         for found in _last_config_changes.values():
