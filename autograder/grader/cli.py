@@ -18,7 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grade": ("autograder.grader.grade", "grade submitted notebooks with nbgrader"),
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
     "fetch": ("autograder.grader.classroom.fetch",
-              "copy the notebooks of a GitHub Classroom assignment's repositories"),
+              "copy each learner's notebooks from their repository in a GitHub organisation"),
     "return-feedback": ("autograder.grader.classroom.feedback_return",
                         "push each learner's feedback pages to a branch of their own repository"),
     "check": ("autograder.grader.selfcheck",
