@@ -15,15 +15,15 @@ commit on the next; a return that changes nothing makes no commit. The learner's
 are never touched.
 
 Nothing a learner pushed is ever checked out or read as files. Each commit is built with git's
-plumbing in an empty scratch repository from a tree the grader makes: every page is read from
-the student's own results folder and stored as a blob (``git hash-object``), the trees are
-made from those blobs alone (``git mktree``) and the commit from that tree
-(``git commit-tree``), with the branch's previous commit, fetched as history only, as its
-parent (so a branch a learner rewrote with links or other files is replaced by the grader's
-tree in one commit). A results folder that is a symbolic link, a page or assignment folder
-that is one, an assignment name outside ``[A-Za-z0-9_.-]``, or a student folder with pages
-whose name is not a GitHub login is refused: that learner's return fails, named, and the
-command exits 1 after returning everyone else's.
+plumbing (``git fast-import``) in an empty bare scratch repository from bytes the grader
+gives it: every page, read from the student's own results folder (never through a link), and
+the README become blobs, and the commit's tree holds those files alone, with the branch's
+previous commit, fetched as history only, as its parent (so a branch a learner rewrote with
+links or other files is replaced by the grader's tree in one commit). A results folder that
+is a symbolic link, a page or assignment folder that is one, an assignment name outside
+``[A-Za-z0-9_.-]``, or a student folder with pages whose name is not a GitHub login is
+refused: that learner's return fails, named, and the command exits 1 after returning
+everyone else's.
 
 What a learner can see is what their feedback page shows (the grader never writes the hidden
 tests or the reference answers into it). ``--jobs N`` returns N learners at a time; git's
@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -132,24 +133,27 @@ def _env(url: str, token: str, site: str) -> dict[str, str]:
     return env
 
 
-def build_tree(repo: Path, env: dict[str, str], student: str, pages: dict[str, Path],
-               branch: str = BRANCH) -> str:
-    """The tree ``README.md`` + ``feedback/<assignment>.html``, made in the bare repository
-    ``repo`` from the pages' bytes (git's plumbing: no work tree, nothing checked out); its
-    id."""
-
-    def git(*args: str, data: bytes | None = None) -> str:
-        proc = run_git(["git", "-C", str(repo), *args], env, "", f"git {args[0]}", retries=0,
-                       timeout=GIT_TIMEOUT, stdin=data)
-        return proc.stdout.decode().strip()
-
-    entries = [f"100644 blob {git('hash-object', '-w', '--stdin', data=_read(page))}\t"
-               f"{assignment}.html\n" for assignment, page in sorted(pages.items())]
-    feedback = git("mktree", data="".join(entries).encode())
-    readme = git("hash-object", "-w", "--stdin",
-                 data=README.format(student=student, branch=branch).encode())
-    return git("mktree", data=f"100644 blob {readme}\tREADME.md\n040000 tree {feedback}\t"
-                              f"feedback\n".encode())
+def commit_stream(student: str, pages: dict[str, Path], parent: str, branch: str = BRANCH
+                  ) -> bytes:
+    """``git fast-import``'s input for the feedback commit: each page's bytes and the README as
+    blobs, and one commit on ``refs/new`` whose tree is those files alone (``deleteall``
+    first: nothing of ``parent``'s tree is kept), ``parent`` (when there is one) as its
+    parent."""
+    blobs = [("README.md", README.format(student=student, branch=branch).encode())]
+    blobs += [(f"feedback/{assignment}.html", _read(page))
+              for assignment, page in sorted(pages.items())]
+    out = bytearray()
+    for mark, (_, data) in enumerate(blobs, start=1):
+        out += b"blob\nmark :%d\ndata %d\n" % (mark, len(data)) + data + b"\n"
+    message = f"Feedback: {', '.join(sorted(pages))}\n".encode()
+    out += (f"commit refs/new\ncommitter {AUTHOR[0]} <{AUTHOR[1]}> {int(time.time())} +0000\n"
+            ).encode() + b"data %d\n" % len(message) + message
+    if parent:
+        out += f"from {parent}\n".encode()
+    out += b"deleteall\n"
+    out += b"".join(f"M 100644 :{mark} {path}\n".encode()
+                    for mark, (path, _) in enumerate(blobs, start=1))
+    return bytes(out) + b"\ndone\n"
 
 
 def return_one(student: str, pages: dict[str, Path], url: str, token: str, scratch: Path,
@@ -157,32 +161,40 @@ def return_one(student: str, pages: dict[str, Path], url: str, token: str, scrat
     """Commit ``pages`` as ``feedback/<assignment>.html`` (and a README) on ``branch`` of the
     repository at ``url`` and push; False when the branch already holds exactly that tree.
 
+    The commit is made by ``git fast-import`` in an empty bare repository from the grader's
+    bytes alone (:func:`commit_stream`); the branch's tip, when there is one, is fetched as
+    history only (never checked out) to be the parent.
+
     Raises:
         ReturnError: git failed (its last line, token hidden) or the address is refused.
     """
     env = _env(url, token, site)
     repo = scratch / student
-    try:
-        def git(*args: str, data: bytes | None = None, retries: int = 0) -> str:
-            proc = run_git(["git", "-C", str(repo), *args], env, token, f"git {args[0]}",
-                           retries=retries, timeout=GIT_TIMEOUT, stdin=data)
-            return proc.stdout.decode().strip()
+    ref = f"refs/heads/{branch}"
 
-        run_git(["git", "init", "--quiet", "--bare", str(repo)], env, token, "git init",
-                retries=0)
-        ref = f"refs/heads/{branch}"
+    def git(*args: str, data: bytes | None = None, retries: int = 0) -> str:
+        proc = run_git(["git", "-C", str(repo), *args], env, token, f"git {args[0]}",
+                       retries=retries, timeout=GIT_TIMEOUT, stdin=data)
+        return proc.stdout.decode().strip()
+
+    try:
+        run_git(["git", "init", "--quiet", "--bare", "--template=", str(repo)], env, token,
+                "git init", retries=0)
         parent = ""
-        if git("ls-remote", "--", url, ref, retries=3):  # the branch is there: its tip only
+        try:
             git("fetch", "--quiet", "--depth", "1", "--no-tags", "--", url,
                 f"+{ref}:refs/previous", retries=3)
             parent = git("rev-parse", "--verify", "refs/previous^{commit}")
-        tree = build_tree(repo, env, student, pages, branch)
-        if parent and git("rev-parse", f"{parent}^{{tree}}") == tree:
-            return False
-        names = ", ".join(sorted(pages))
-        commit = git("commit-tree", tree, *(["-p", parent] if parent else []),
-                     "-m", f"Feedback: {names}")
-        git("push", "--quiet", "--", url, f"{commit}:{ref}", retries=3)
+        except FetchError as exc:
+            if "couldn't find remote ref" not in str(exc):
+                raise
+        git("fast-import", "--quiet", "--done", data=commit_stream(student, pages, parent,
+                                                                   branch))
+        if parent:
+            new, old = git("rev-parse", "refs/new^{tree}", f"{parent}^{{tree}}").split()
+            if new == old:
+                return False
+        git("push", "--quiet", "--", url, f"refs/new:{ref}", retries=3)
     except FetchError as exc:
         raise ReturnError(str(exc)) from None
     return True
