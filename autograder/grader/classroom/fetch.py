@@ -543,8 +543,19 @@ def _git_out(repo: Path, *args: str) -> str:
 
 
 def branch_of(repo: Path) -> str:
-    """The branch a clone checked out (the repository's default branch)."""
-    return _git_out(repo, "symbolic-ref", "--short", "HEAD").strip()
+    """The branch a clone checked out (the repository's default branch), read from its
+    ``.git/HEAD`` (``ref: refs/heads/<branch>``) without starting git.
+
+    Raises:
+        FetchError: the clone's HEAD names no branch.
+    """
+    try:
+        head = (repo / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise FetchError(f"the clone has no HEAD ({exc.strerror})") from None
+    if not head.startswith("ref: refs/heads/"):
+        raise FetchError("the clone's HEAD is on no branch")
+    return head[len("ref: refs/heads/"):]
 
 
 def _empty(repo: Path) -> None:
@@ -598,7 +609,8 @@ def take_at(repo: Path, deadline: datetime,
         return Taken("", "", shown, late, last, "", last_pushed, backdated,
                      "push" if pushes is not None else "commit time")
     commit, _, when = history[taken]
-    _git_out(repo, "checkout", "--quiet", "--detach", commit)
+    if taken:  # the clone has the newest checked out already
+        _git_out(repo, "checkout", "--quiet", "--detach", commit)
     pushed = received[taken].isoformat() if received[taken] else ""
     return Taken(commit, when, shown, late, last, pushed, last_pushed, backdated,
                  "push" if pushed else "commit time")
