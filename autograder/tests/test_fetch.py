@@ -574,3 +574,17 @@ def test_a_transient_git_failure_is_tried_again(tmp_path: Path,
     with pytest.raises(FetchError, match="git clone"):
         clone((tmp_path / "none.git").as_uri(), tmp_path / "b", TOKEN, "https://api.github.com")
     assert sum(a[1] == "clone" for a in calls) == 1
+
+
+def test_the_wait_before_a_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does a retry wait what the server's Retry-After says, else until its rate limit's
+    reset, else doubling backoff, never longer than RETRY_MAX_WAIT?"""
+    monkeypatch.setattr(classroom_fetch, "RETRY_BASE", 1.0)
+    monkeypatch.setattr(classroom_fetch.time, "time", lambda: 1_000.0)
+    wait = classroom_fetch._wait
+    assert wait(0, "7") == 7.0
+    assert wait(3, None) == 8.0
+    assert wait(0, None, "1030") == 30.0
+    assert wait(0, None, "900") == 0.0  # the reset already passed
+    assert wait(0, "9999") == classroom_fetch.RETRY_MAX_WAIT
+    assert wait(2, "soon") == 4.0  # not a number: backoff

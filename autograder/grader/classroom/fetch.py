@@ -305,10 +305,16 @@ class ApiError(Exception):
         self.status, self.said = status, said
 
 
-def _wait(attempt: int, retry_after: str | None) -> float:
-    """Seconds to wait before try ``attempt + 1``: the server's Retry-After, else backoff."""
+def _wait(attempt: int, retry_after: str | None, reset: str | None = None) -> float:
+    """Seconds to wait before try ``attempt + 1``: the server's ``Retry-After``, else until
+    its rate limit's ``X-RateLimit-Reset`` (epoch seconds), else backoff; at most
+    :data:`RETRY_MAX_WAIT`."""
+    asked = None
     try:
-        asked = float(retry_after) if retry_after else None
+        if retry_after:
+            asked = float(retry_after)
+        elif reset:
+            asked = max(0.0, float(reset) - time.time())
     except ValueError:
         asked = None
     return min(RETRY_MAX_WAIT, asked if asked is not None else RETRY_BASE * 2 ** attempt)
@@ -345,7 +351,9 @@ def api_get(url: str, token: str, retries: int = RETRIES) -> tuple[object, Mappi
         except urllib.error.HTTPError as exc:
             said, got = _said(exc), dict(exc.headers.items()) if exc.headers else {}
             if attempt < retries and _transient(exc.code, said, got):
-                time.sleep(_wait(attempt, got.get("Retry-After")))
+                reset = got.get("X-RateLimit-Reset") if got.get(
+                    "X-RateLimit-Remaining") == "0" else None
+                time.sleep(_wait(attempt, got.get("Retry-After"), reset))
                 continue
             raise ApiError(exc.code, said) from None
         except urllib.error.URLError as exc:
