@@ -588,3 +588,26 @@ def test_the_wait_before_a_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     assert wait(0, None, "900") == 0.0  # the reset already passed
     assert wait(0, "9999") == classroom_fetch.RETRY_MAX_WAIT
     assert wait(2, "soon") == 4.0  # not a number: backoff
+
+
+def test_run_git_tries_a_transient_failure_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does run_git (which return-feedback's fetch and push go through) run git again after
+    a failure git calls transient (a server's 503, a dropped connection), and not after one
+    that is final (a rejected push), naming it with git's last line, token hidden?"""
+    said = [b"fatal: unable to access 'x': The requested URL returned error: 503\n",
+            b"error: RPC failed; curl 56 Recv failure: Connection reset by peer\n", None]
+    runs: list[list[str]] = []
+
+    def fake(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        runs.append(argv)
+        err = said.pop(0)
+        return subprocess.CompletedProcess(argv, 0 if err is None else 128, b"ok", err or b"")
+
+    monkeypatch.setattr(classroom_fetch.subprocess, "run", fake)
+    assert classroom_fetch.run_git(["git", "push"], {}, TOKEN, "git push").stdout == b"ok"
+    assert len(runs) == 3
+    said[:] = [f"! [rejected] (fetch first) for {TOKEN}\n".encode()]
+    runs.clear()
+    with pytest.raises(FetchError, match=r"git push failed: ! \[rejected\]") as caught:
+        classroom_fetch.run_git(["git", "push"], {}, TOKEN, "git push")
+    assert len(runs) == 1 and TOKEN not in str(caught.value)
