@@ -291,9 +291,9 @@ def _term(d: dict[str, Any]) -> list[str]:
     rows += [f"| {name} | {_TERM_STAGES.get(name, '')} | {sec:.1f} | {sec / total:.0%} |"
              for name, sec in d["seconds"].items()]
     f, e, load = d["fetch"], d["exports"], d["load_average"]
-    return [f"{d['learners']} learners, assignment {', '.join(d['assignments'])}, "
+    return [f"{d['learners']:,} learners, assignment {', '.join(d['assignments'])}, "
             f"{d['shards']} shards, `--jobs {d['jobs']}`: **{total:.0f} s** from fetch to the "
-            f"last feedback pushed ({total / 60:.1f} minutes; making the {d['learners']} "
+            f"last feedback pushed ({total / 60:.1f} minutes; making the {d['learners']:,} "
             f"repositories beforehand took {d['setup_seconds']:g} s more).", "", *rows, "",
             f"- fetch took {f['taken']} repositories ({f['failed']} failed, {f['not_taken']} "
             f"not taken); {f['late']} learners pushed after the deadline, {f['backdated']} of "
