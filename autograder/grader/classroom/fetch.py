@@ -661,6 +661,7 @@ def choose(repos: list[dict], prefix: str, roster: Mapping[str, tuple[str, str]]
     whose name is a GitHub login.
     """
     wanted: dict[str, dict] = {}
+    have: set[str] = set()  # lower-case logins taken
     others: list[NotTaken] = []
     for repo in sorted(repos, key=lambda r: str(r.get("name", ""))):
         name = str(repo.get("name", ""))
@@ -676,12 +677,12 @@ def choose(repos: list[dict], prefix: str, roster: Mapping[str, tuple[str, str]]
         login = roster[rest.lower()][0] if roster is not None else rest
         if not _USERNAME.match(login):
             others.append(NotTaken(name, rest, f"{rest!r} is not a GitHub username"))
-        elif login.lower() in (s.lower() for s in wanted):
+        elif login.lower() in have:
             others.append(NotTaken(name, login, f"a second repository for {login}"))
         else:
             wanted[login] = repo
+            have.add(login.lower())
     if roster is not None:
-        have = {s.lower() for s in wanted}
         others += [NotTaken("", login, f"on the roster ({ident or 'no identifier'}), but no "
                                        f"repository {prefix}-{login}")
                    for key, (login, ident) in sorted(roster.items()) if key not in have]
