@@ -50,7 +50,7 @@ def _remote(root: Path, name: str, files: dict[str, str], links: dict[str, str] 
 
 class FakeGitHub:
     """A stand-in for GitHub's REST API for token ``TOKEN``: ``GET /orgs/{org}/repos`` serves
-    ``pages``; ``GET /repos/{org}/{name}/activity`` serves ``activity[name]`` (the branch's
+    ``pages``; ``GET /repos/{full_name}/activity`` serves ``activity[name]`` (the branch's
     pushes, two a page, the next page through a ``Link`` header, as GitHub pages it); the
     first requests fail as ``failures`` says (status, message, headers), as a busy GitHub
     does. Records the requests' paths."""
@@ -60,6 +60,7 @@ class FakeGitHub:
                  failures: list[tuple[int, str, dict[str, str]]] | None = None) -> None:
         self.org, self.pages, self.requests = org, pages, []
         self.activity, self.failures = activity or {}, list(failures or [])
+        self.full_names = {str(r.get("full_name")) for page in pages for r in page}
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -77,8 +78,9 @@ class FakeGitHub:
                     page = int(query["page"][0])
                     assert query["per_page"] == ["100"]
                     self._send(200, fake.pages[page - 1] if page <= len(fake.pages) else [])
-                elif (len(parts) == 4 and parts[:2] == ["repos", fake.org]
-                      and parts[3] == "activity" and parts[2] in fake.activity):
+                elif (len(parts) == 4 and parts[0] == "repos" and parts[3] == "activity"
+                      and f"{parts[1]}/{parts[2]}" in fake.full_names
+                      and parts[2] in fake.activity):
                     assert query["ref"] == ["refs/heads/main"]
                     start = int(query.get("after", ["0"])[0])
                     items = fake.activity[parts[2]]
