@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "regrade": ("autograder.grader.regrade",
                 "regrade one student, assignment or question into the term's results"),
     "fetch": ("autograder.grader.classroom.fetch",
-              "copy the notebooks of a GitHub Classroom assignment's repositories"),
+              "copy each learner's notebooks from their repository in a GitHub organisation"),
     "return-feedback": ("autograder.grader.classroom.feedback_return",
                         "push each learner's feedback pages to a branch of their own repository"),
     "unpack": ("autograder.grader.classroom.lms_zips",
