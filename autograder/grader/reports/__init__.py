@@ -87,9 +87,12 @@ from autograder.grader.reports.exports import (
     CANVAS_COLUMNS,
     EXPORT_WRITERS,
     EXPORTS,
+    KEPT,
     UNMATCHED,
     ExportReport,
+    decisions_of,
     export_path,
+    write_kept,
     write_unmatched,
 )
 from autograder.grader.reports.figure import scores_figure, write_figure
@@ -100,11 +103,20 @@ from autograder.grader.reports.grades import (
     write_changes,
     write_grades,
 )
-from autograder.grader.reports.summary import MESSAGE_CHARS, item_analysis, summary_markdown
+from autograder.grader.reports.pages import show_decisions
+from autograder.grader.reports.summary import (
+    FULL_SUMMARY,
+    MESSAGE_CHARS,
+    SUMMARY_LIMIT,
+    attention_section,
+    bounded,
+    item_analysis,
+    summary_markdown,
+)
 from autograder.grader.result import Result
 
-__all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "MESSAGE_CHARS", "format_score",
-           "item_analysis", "scores_figure", "write_reports"]
+__all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "FULL_SUMMARY", "MESSAGE_CHARS",
+           "SUMMARY_LIMIT", "format_score", "item_analysis", "scores_figure", "write_reports"]
 
 
 def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]) -> list[str]:
@@ -125,6 +137,13 @@ def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]
             lines.append(f"- **not applied**: {md(problem)}")
     unmatched = [u for report in found for u in report.unmatched]
     notes = [n for report in found for n in report.notes]
+    kept = [k for report in found for k in report.kept]
+    if kept:
+        lines += ["", "## Kept in the LMS", "",
+                  f"{len(kept)} cell(s) of the LMS's export already hold a value the grader "
+                  f"would change; the imports keep them (also in {KEPT}):", ""]
+        lines += [f"- {md(k.student)} · {md(k.assignment)} ({k.export}): keeps "
+                  f"{md(k.lms)}, the grader says {md(k.grader)}: {md(k.reason)}" for k in kept]
     if unmatched or notes:
         lines += ["", "## Left out of the gradebook imports", ""]
         if unmatched:
@@ -178,7 +197,8 @@ def _figure(results: list[Result], path: Path) -> bool | str:
 
 
 def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = (),
-                  classroom: Classroom | None = None) -> None:
+                  classroom: Classroom | None = None,
+                  summary_limit: int = SUMMARY_LIMIT) -> None:
     """Write ``grades.csv``, ``summary.md``, ``scores.png``, ``changes.csv`` (on a regrade
     that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``;
     ``unmatched.csv`` when an export left a student out. ``results`` already carry any
@@ -193,7 +213,8 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
         raise ValueError(f"unknown export {', '.join(unknown)}; known: {', '.join(EXPORTS)}")
     ordered = sorted_results(results)
     regrade = compare_with_previous(out / "grades.csv", ordered)  # before it is replaced
-    write_grades(ordered, out / "grades.csv")
+    decided = decisions_of(ordered, classroom)
+    write_grades(ordered, out / "grades.csv", decided)
     if regrade.changes:
         write_changes(regrade.changes, out / CHANGES)
     else:
@@ -202,7 +223,18 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
              for name in sorted(set(exports))]
     unmatched = [u for report in found for u in report.unmatched]
     write_unmatched(unmatched, out / UNMATCHED)
-    extra = classroom_section(classroom, found) + deadline_section(out / FETCHED)
+    write_kept([k for report in found for k in report.kept], out / KEPT)
+    show_decisions(out, ordered, decided, classroom.applied if classroom else [])
+    roster = classroom.roster if classroom is not None else None
+    rostered = [e.github_username for e in roster.entries if e.github_username] if roster else []
+    extra = (attention_section(ordered, decided, [(u.student, f"not in the {u.export} import: "
+                                                   f"{u.reason}") for u in unmatched], rostered)
+             + classroom_section(classroom, found) + deadline_section(out / FETCHED))
     figure = _figure(ordered, out / FIGURE)
-    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure, extra),
-                                    encoding="utf-8")
+    text = summary_markdown(ordered, regrade, figure, extra)
+    short = bounded(text, summary_limit)
+    if short != text:
+        (out / FULL_SUMMARY).write_text(text, encoding="utf-8")
+    else:
+        (out / FULL_SUMMARY).unlink(missing_ok=True)
+    (out / "summary.md").write_text(short, encoding="utf-8")
