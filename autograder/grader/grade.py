@@ -303,13 +303,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        inputs = decisions.read_inputs(args, args.out)
+        inputs = decisions.read_inputs(args, args.out, known)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     subs = discover(args.paths, known, args.assignment, args.source)
+    if inputs.assignments is not None:  # --assignments: only these are graded and exported
+        subs = [s for s in subs if s.assignment in inputs.assignments]
     if not subs:
-        print("error: no .ipynb files found", file=sys.stderr)
+        print("error: no .ipynb files found" + (
+            f" for {', '.join(inputs.assignments)}" if inputs.assignments else ""),
+            file=sys.stderr)
         return 2
     if args.shard:
         k, n = args.shard
@@ -353,10 +357,11 @@ def run(args: argparse.Namespace) -> int:
         r.environment = env
         r.isolation = isolated
         r.write(args.out)  # what the grader found; the reports show the hand-set scores too
-    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     for r in shown:
         r.environment, r.isolation = env, isolated
     _keep_fetch_record(args.paths, args.out)
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
+    # after the reports: they write the instructor's decisions into the feedback pages
+    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

@@ -81,8 +81,8 @@ class Term:
 
 def _line_of(text: str, table: str, index: int) -> int:
     """The line where the ``index``-th ``[[table]]`` (or ``[table]``, a name) starts."""
-    pattern = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]" if index >= 0 else
-                         rf"^\s*\[\s*{re.escape(table)}\s*\]", re.MULTILINE)
+    pattern = re.compile(rf"^[ \t]*\[\[\s*{re.escape(table)}\s*\]\]" if index >= 0 else
+                         rf"^[ \t]*\[\s*{re.escape(table)}\s*\]", re.MULTILINE)
     hits = list(pattern.finditer(text))
     spot = hits[max(index, 0)] if len(hits) > max(index, 0) else None
     return text.count("\n", 0, spot.start()) + 1 if spot else 0
