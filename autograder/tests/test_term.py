@@ -1,10 +1,11 @@
 """Tests of autograder.grader.classroom.term and a whole term of grading through the LMS
 exports: three assignments released over time (one not yet due), a late learner, an excused
-one, an extension, hand-set scores, a learner on the roster who never submits. At every step
-the Canvas and Moodle imports are compared cell by cell with the LMS export they started from
-(the fixtures are written as Canvas and Moodle write them: byte-order mark, CRLF, a Manual
-Posting row, read-only totals, EX, a test student; Moodle's ``-`` and export time), then
-"imported" into it for the next step. Synthetic results: no kernel runs.
+one, an extension, hand-set scores, a learner on the roster who never submits and one who
+never linked a GitHub account. At every step the Canvas and Moodle imports are compared cell
+by cell with the LMS export they started from (the fixtures are written as Canvas and Moodle
+write them: byte-order mark, CRLF, a Manual Posting row, read-only totals, EX, a test
+student; Moodle's ``-`` and export time), then "imported" into it for the next step.
+Synthetic results: no kernel runs.
 
 The helpers (:func:`run_step`, :func:`lms_changes`, :func:`imported`) are meant for reuse by
 a regrade step (marked in :func:`test_a_term_changes_only_the_cells_it_should`).
@@ -202,6 +203,7 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     summary = (three / "summary.md").read_text()
     assert "## Needs attention" in summary
     assert "**faynz**: on the roster, nothing submitted" in summary
+    assert "**gil.ortiz@uni.example**: on the roster, no GitHub username linked" in summary
     assert "**BoChen**: 01_arrays: late: late by 2 day(s)" in summary
     grades = _grades(three)
     assert grades[("cyito", "02_pure_functions")]["final_score"] == "EX"

@@ -219,7 +219,8 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     deadline), do the four shards grade them (the isolation check failing only where no
     sandbox works), does merge write grades, the Canvas and Moodle imports from the roster
     and Canvas export (dee, not in Canvas, in unmatched.csv; eve's hand-set 4 everywhere),
-    the late commit in the summary and the grades into PostgreSQL, does return put each
+    the late commit in the summary and the grades into PostgreSQL (a notebook left as
+    released not submitted, never a 0 in Canvas), does return put each
     learner's own page on their feedback branch, and does feedback.yml's check report a
     learner's visible checks?"""
     from autograder.grader.course import isolation
@@ -262,14 +263,16 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
 
     grades = {r["student"]: (r["score"], r["status"])
               for r in csv.DictReader((results / "grades.csv").open())}
-    assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"), "cy": ("0", "graded"),
-                      "dee": ("5", "graded"), "eve": ("4", "graded"),
-                      "late-lee": ("0", "graded"), "copy-cat": ("5", "graded")}, log
+    # cy's notebook, and late-lee's at the deadline, are as released: not submitted (no
+    # term file here says when work is missing, so their Canvas cells are left as they are)
+    assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"),
+                      "cy": ("0", "not_submitted"), "dee": ("5", "graded"), "eve": ("4", "graded"),
+                      "late-lee": ("0", "not_submitted"), "copy-cat": ("5", "graded")}, log
     canvas = list(csv.reader((results / "grades-canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                          "Lab 0: Tiny (5100)"]
     assert {r[1]: r[5] for r in canvas[2:]} == {
-        "7000": "10", "7001": "6", "7002": "0", "7004": "8", "7005": "0", "7006": "10"}
+        "7000": "10", "7001": "6", "7002": "", "7004": "8", "7005": "", "7006": "10"}
     moodle = list(csv.reader((results / "grades-moodle.csv").open()))
     assert moodle[0] == ["Email address", "00_tiny"] and len(moodle) == 8
     assert list(csv.reader((results / "unmatched.csv").open()))[1:] == [
@@ -288,7 +291,9 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
                 "select count(distinct student_id) from submitted_assignment")).scalar()
     finally:
         engine.dispose()
-    assert students == 6  # eve's submission was invalid: her score is a hand-set one only
+    # eve's submission was invalid (her score is a hand-set one only); cy's and late-lee's
+    # were not submitted: nothing graded to record
+    assert students == 4
 
     returned = runner.run_job("return")
     log = "\n".join(runner.log)

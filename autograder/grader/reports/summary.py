@@ -105,9 +105,11 @@ def _grades_table(results: list[Result]) -> list[str]:
 
 def _counts(results: list[Result]) -> list[str]:
     graded = sum(r.status == "graded" for r in results)
+    untouched = sum(r.status == "not_submitted" for r in results)
     return ["", f"{len(results)} submission(s): {graded} graded, "
             f"{sum(r.status == 'invalid' for r in results)} invalid, "
-            f"{sum(r.status == 'error' for r in results)} error(s)."]
+            f"{sum(r.status == 'error' for r in results)} error(s)"
+            + (f", {untouched} left as released (not submitted)." if untouched else ".")]
 
 
 def _isolation_warning(results: list[Result]) -> list[str]:
