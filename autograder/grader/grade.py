@@ -7,7 +7,9 @@ submission (rebuild, screen, autograde, verify, feedback); :mod:`autograder.grad
 writes ``grades.csv``, ``summary.md``, the figure and exports. This module parses the
 options, picks this shard's students, runs the submissions one by one or in a pool of jobs,
 and records the grades in the gradebook of record (``--db``). :mod:`autograder.grader.merge`
-combines the results of several shards.
+combines the results of several shards. The instructor's own files and choices (roster, LMS
+exports, overrides, the term file, ``--assignments`` to grade and export only some) are read
+before anything is graded (:mod:`autograder.grader.classroom.decisions`).
 
 Writes ``DIR/<student>/<assignment>/result.json`` and ``feedback.html`` per submission, and
 for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the scores that

@@ -286,11 +286,11 @@ def _decide_one(student: str, name: str, r: Result | None, term: Term | None, no
     if schedule is None:  # no schedule: the grader's score where it graded, else nothing
         if r is not None and r.status == "graded":
             return Decision(student, name, "graded", r.score, top)
-        state = "missing" if r is None else (r.status if r.status != NOT_SUBMITTED
-                                             else "pending")
-        note = r.message if r is not None and r.status in ("invalid", "error") else (
-            "not submitted" if r is None or r.status == NOT_SUBMITTED else "")
-        return Decision(student, name, state, None, top, note)
+        if r is not None and r.status in ("invalid", "error"):
+            return Decision(student, name, r.status, None, top, r.message)
+        what = "left as released" if r is not None else "no notebook found"
+        return Decision(student, name, "missing", None, top,
+                        f"not submitted ({what}); no schedule says when it is due")
     assert term is not None
     reason = _lookup(term.excused, student, name, roster)
     if reason is not None:
