@@ -182,7 +182,7 @@ def _learners(remotes: Path) -> dict[str, str]:
 
 
 def _grading_files(root: Path) -> None:
-    """The instructor's grading/ folder: roster, Canvas export, overrides."""
+    """The instructor's grading/ folder: roster, Canvas export, overrides, term file."""
     grading = root / "grading"
     grading.mkdir()
     users = ["ann", "BoChen", "cy", "dee", "eve", "late-lee", "copy-cat"]
@@ -198,6 +198,8 @@ def _grading_files(root: Path) -> None:
     (grading / "overrides.csv").write_text(
         "student,assignment,question,score,reason\n"
         "eve,00_tiny,,4,handed in by e-mail\n")
+    (grading / "term.toml").write_text(  # past the due time: work not submitted counts 0
+        f"[assignment.00_tiny]\ndue = {DEADLINE}\nmissing = 0\n")
 
 
 @pytest.fixture
@@ -220,7 +222,8 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     sandbox works), does merge write grades, the Canvas and Moodle imports from the roster
     and Canvas export (dee, not in Canvas, in unmatched.csv; eve's hand-set 4 everywhere),
     the late commit in the summary and the grades into PostgreSQL (a notebook left as
-    released not submitted, never a 0 in Canvas), does return put each
+    released not submitted, given the term file's 0 once due; the assignments input
+    passed to grade and merge), does return put each
     learner's own page on their feedback branch, and does feedback.yml's check report a
     learner's visible checks?"""
     from autograder.grader.course import isolation
@@ -229,7 +232,8 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     cases = _learners(remotes)
     db = fresh_database(postgres_url, "workflow_run")
     inputs = {"source": "classroom", "org": ORG, "prefix": PREFIX, "folder": "submissions",
-              "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True}
+              "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True,
+              "assignments": "00_tiny"}
     secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used",
                "LEARN_JAX_RESULTS_KEY": "a-test-key-for-the-shards-manifests"}
     _grading_files(jobs_root)
@@ -263,8 +267,8 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
 
     grades = {r["student"]: (r["score"], r["status"])
               for r in csv.DictReader((results / "grades.csv").open())}
-    # cy's notebook, and late-lee's at the deadline, are as released: not submitted (no
-    # term file here says when work is missing, so their Canvas cells are left as they are)
+    # cy's notebook, and late-lee's at the deadline, are as released: not submitted, and the
+    # term file's 0 for missing work once 00_tiny is due
     assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"),
                       "cy": ("0", "not_submitted"), "dee": ("5", "graded"), "eve": ("4", "graded"),
                       "late-lee": ("0", "not_submitted"), "copy-cat": ("5", "graded")}, log
@@ -272,7 +276,7 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                          "Lab 0: Tiny (5100)"]
     assert {r[1]: r[5] for r in canvas[2:]} == {
-        "7000": "10", "7001": "6", "7002": "", "7004": "8", "7005": "", "7006": "10"}
+        "7000": "10", "7001": "6", "7002": "0", "7004": "8", "7005": "0", "7006": "10"}
     moodle = list(csv.reader((results / "grades-moodle.csv").open()))
     assert moodle[0] == ["Email address", "00_tiny"] and len(moodle) == 8
     assert list(csv.reader((results / "unmatched.csv").open()))[1:] == [
