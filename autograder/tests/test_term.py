@@ -206,6 +206,8 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     assert "**gil.ortiz@uni.example**: on the roster, no GitHub username linked" in summary
     assert "**BoChen**: 01_arrays: late: late by 2 day(s)" in summary
     grades = _grades(three)
+    assert grades[("ada-l", "01_arrays")]["decision"] == (
+        "18 set by hand (regrade request: the answer is right)")
     assert grades[("cyito", "02_pure_functions")]["final_score"] == "EX"
     assert grades[("ada-l", "03_prng")]["final_score"] == ""  # not yet due
     canvas = imported(canvas, changed, "ID", tmp_path / "canvas-3.csv", "\r\n")

@@ -234,7 +234,7 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
     ordered = sorted_results(results)
     regrade = compare_with_previous(out / "grades.csv", ordered)  # before it is replaced
     decided = decisions_of(ordered, classroom)
-    write_grades(ordered, out / "grades.csv", decided)
+    write_grades(ordered, out / "grades.csv", decided, classroom.applied if classroom else ())
     if regrade.changes:
         write_changes(regrade.changes, out / CHANGES)
     else:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grader.classroom.classlist import Applied
 from autograder.grader.classroom.term import Decision
 from autograder.grader.reports.common import (
     SafeCsvWriter,
@@ -27,20 +28,28 @@ NO_SUBMISSION = ("pending", "open", "missing", "excused", "unreleased")
 
 
 def write_grades(results: Iterable[Result], path: Path,
-                 decisions: dict[tuple[str, str], Decision] | None = None) -> None:
+                 decisions: dict[tuple[str, str], Decision] | None = None,
+                 applied: Iterable[Applied] = ()) -> None:
     """Write ``grades.csv``: one row per submission (columns :data:`GRADES_COLUMNS`), and
     one per learner and assignment with no submission that ``decisions`` covers (a rostered
     learner with nothing submitted: an empty score, the decision's state as status).
 
     ``final_score`` is what the LMS exports write (a late penalty taken, the points for
     missing work), empty where they leave the LMS's cell; ``decision`` says why (excused,
-    late, not submitted, a hand-set score's reason)."""
+    late, not submitted, each hand-set score of ``applied`` with its reason)."""
     found = decisions or {}
+    by_hand: dict[tuple[str, str], list[str]] = {}
+    for a in applied:
+        by_hand.setdefault((a.student, a.assignment), []).append(
+            (f"{a.question}: " if a.question else "") + f"{format_score(a.new)} set by hand "
+            f"({a.reason})")
     rows = []
     for r in sorted_results(results):
         d = found.get((r.student, r.assignment))
+        final, why = _decided(d, r)
+        why = "; ".join(filter(None, [*by_hand.get((r.student, r.assignment), []), why]))
         rows.append([r.student, r.assignment, format_score(r.score), format_score(r.max_score),
-                     r.status, r.message, *_decided(d, r)])
+                     r.status, r.message, final, why])
     have = {(r.student, r.assignment) for r in results}
     for key in sorted(set(found) - have):
         d = found[key]
