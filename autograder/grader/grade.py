@@ -7,7 +7,9 @@ submission (rebuild, screen, autograde, verify, feedback); :mod:`autograder.grad
 writes ``grades.csv``, ``summary.md``, the figure and exports. This module parses the
 options, picks this shard's students, runs the submissions one by one or in a pool of jobs,
 and records the grades in the gradebook of record (``--db``). :mod:`autograder.grader.merge`
-combines the results of several shards.
+combines the results of several shards. The instructor's own files and choices (roster, LMS
+exports, overrides, the term file, ``--assignments`` to grade and export only some) are read
+before anything is graded (:mod:`autograder.grader.classroom.decisions`).
 
 Writes ``DIR/<student>/<assignment>/result.json`` and ``feedback.html`` per submission, and
 for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the scores that
@@ -323,13 +325,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        inputs = decisions.read_inputs(args, args.out)
+        inputs = decisions.read_inputs(args, args.out, known)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     subs = discover(args.paths, known, args.assignment, args.source)
+    if inputs.assignments is not None:  # --assignments: only these are graded and exported
+        subs = [s for s in subs if s.assignment in inputs.assignments]
     if not subs:
-        print("error: no .ipynb files found", file=sys.stderr)
+        print("error: no .ipynb files found" + (
+            f" for {', '.join(inputs.assignments)}" if inputs.assignments else ""),
+            file=sys.stderr)
         return 2
     if args.shard:
         k, n = args.shard
@@ -364,9 +370,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         close_workers()
     # result.json holds what the grader found; the reports show the hand-set scores too
-    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     _keep_fetch_record(args.paths, args.out)
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
+    # after the reports: they write the instructor's decisions into the feedback pages
+    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0
 

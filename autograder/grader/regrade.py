@@ -344,9 +344,10 @@ def run(args: argparse.Namespace) -> int:
             close_workers()
         for result in kept.values():
             _replace_files(results_dir, scratch, result)
-    write_manifest(results_dir, sorted(everything), key)
     reported = compare_with_previous(results_dir / "grades.csv", shown)  # before replaced
     write_reports(shown, results_dir, exports=exports, classroom=classroom)
+    # after the reports: they write the instructor's decisions into the feedback pages
+    write_manifest(results_dir, sorted(everything), key)
     _print_changes(earlier, kept, notes, reported.changes, results_dir)
     return 0
 
