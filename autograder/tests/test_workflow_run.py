@@ -230,7 +230,7 @@ def jobs_root() -> Iterator[Path]:
 @pytest.mark.slow
 def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_root: Path,
                                                          postgres_url: str) -> None:
-    """Run as a runner would, with source=classroom, a deadline and return_feedback: does
+    """Run as a runner would, with source=github, a deadline and return_feedback: does
     gather fetch the seven learners' repositories (late-lee at the commit before the
     deadline), do the four shards grade them (the isolation check failing only where no
     sandbox works), does merge write grades, the Canvas and Moodle imports from the roster
@@ -245,7 +245,7 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     remotes = tmp_path / "remotes"
     cases = _learners(remotes)
     db = fresh_database(postgres_url, "workflow_run")
-    inputs = {"source": "classroom", "org": ORG, "prefix": PREFIX, "folder": "submissions",
+    inputs = {"source": "github", "org": ORG, "prefix": PREFIX, "folder": "submissions",
               "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True,
               "assignments": "00_tiny"}
     secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used",
