@@ -26,12 +26,13 @@ are done:
 4. Lays the instructor's decisions on top as ``grade`` and ``merge`` do: the kept
    ``overrides.csv`` (or ``--overrides``), manual scores in the gradebook (``--db``; by
    default the folder's own ``gradebook.db`` when it has one), and records every result there.
-5. Writes the regraded ``result.json`` and ``feedback.html`` into ``RESULTS``, a new
-   ``manifest.json`` over all results (re-signed with the key when it is set, so later merges
-   accept the folder), and every report again: ``grades.csv``, ``summary.md``, ``changes.csv``
-   and the exports. ``--export`` defaults to the exports the folder already has; an export
-   that was built from ``--roster`` or ``--canvas-gradebook`` is only rewritten when that
-   input is given again (or kept by the folder), never silently in another form.
+5. Writes the regraded ``result.json`` and ``feedback.html`` into ``RESULTS``, every report
+   again (``grades.csv``, ``summary.md``, ``changes.csv``, the exports, the decisions on the
+   feedback pages), then a new ``manifest.json`` over all results (re-signed with the key
+   when it is set, so later merges accept the folder). ``--export`` defaults to the exports
+   the folder already has; an export that was built from ``--roster`` or
+   ``--canvas-gradebook`` is only rewritten when that input is given again (or kept by the
+   folder), never silently in another form.
 6. Prints what changed: per student, assignment and question, the grader's old and new
    score; then the scores as reported (hand-set ones included), also in ``changes.csv``.
 

@@ -7,8 +7,9 @@ write them: byte-order mark, CRLF, a Manual Posting row, read-only totals, EX, a
 student; Moodle's ``-`` and export time), then "imported" into it for the next step.
 Synthetic results: no kernel runs.
 
-The helpers (:func:`run_step`, :func:`lms_changes`, :func:`imported`) are meant for reuse by
-a regrade step (marked in :func:`test_a_term_changes_only_the_cells_it_should`).
+A regrade of one learner's one question (the verdict merged as ``regrade`` merges it) sits
+between the third week's run and the sixth's; ``test_regrade.py`` runs the command itself on
+real notebooks.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from autograder.grader.classroom.classlist import (
 )
 from autograder.grader.classroom.decisions import Inputs, classroom
 from autograder.grader.classroom.term import NOT_SUBMITTED, decide, read_term
+from autograder.grader.regrade import combine
 from autograder.grader.reports import write_reports
 from autograder.grader.reports.pages import END, START
 from autograder.grader.result import QuestionResult, Result
@@ -160,8 +162,9 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     the cells it should, compared cell by cell with the export it started from: no cell of
     work not yet due, no EX, no score already in the LMS (unless --replace-lms-scores, and
     then every such cell is listed), the late penalty and the points for missing work
-    written once the assignment closed, and a run of one assignment (--assignments) leaving
-    the other columns as they are? No learner row and no existing score is lost."""
+    written once the assignment closed, a regrade of one learner's one question changing that
+    learner's cell alone, and a run of one assignment (--assignments) leaving the other
+    columns as they are? No learner row and no existing score is lost."""
     canvas, moodle = CANVAS, MOODLE
     # Week 1 (17 Sep): 01 due on the 14th, late work accepted until the 21st.
     one = run_step(_week1(), tmp_path / "week1", canvas, moodle, "2026-09-17T12:00:00+02:00")
@@ -213,8 +216,27 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     canvas = imported(canvas, changed, "ID", tmp_path / "canvas-3.csv", "\r\n")
     moodle = imported(moodle, moodle_changed, "Email address", tmp_path / "moodle-3.csv", "\n")
 
-    # --- regrade step: the `regrade` command (one learner, one question) goes here, merged
-    # into week 3's results; check it with lms_changes against canvas-3/moodle-3 as above. ---
+    # Week 3, a day later: Ada's 02 question q1 is regraded alone (regrade --student ada-l
+    # --assignment 02_pure_functions --question q1: its verdict merged into her earlier
+    # result, regrade.combine); the instructor asks for the new score to reach the LMS.
+    # Only her 02 cell changes; her hand-set 01 and every other learner's cells stay.
+    regraded = [r for r in _week3()]
+    where = next(i for i, r in enumerate(regraded)
+                 if (r.student, r.assignment) == ("ada-l", "02_pure_functions"))
+    kept, note = combine(regraded[where], graded("ada-l", "02_pure_functions", 10, 10), "q1")
+    assert note == "" and kept.score == 10 and "regraded alone" in kept.message
+    regraded[where] = kept
+    again = run_step(regraded, tmp_path / "week3-regrade", canvas, moodle,
+                     "2026-09-30T12:00:00+02:00", [override], replace_scores=True)
+    assert lms_changes(canvas, again / "grades-canvas.csv", "ID") == {("7301", LAB2): "10"}
+    assert lms_changes(moodle, again / "grades-moodle.csv", "Email address") == {
+        ("ada.lovelace@uni.example", M2): "10"}
+    assert _kept(again) == {("evemoss", "canvas", "02_pure_functions", "EX", "9")}
+    grades = _grades(again)
+    assert grades[("ada-l", "01_arrays")]["final_score"] == "18"  # the override stays
+    assert grades[("ada-l", "02_pure_functions")]["final_score"] == "10"
+    assert {k: v for k, v in grades.items() if k != ("ada-l", "02_pure_functions")} == {
+        k: v for k, v in _grades(three).items() if k != ("ada-l", "02_pure_functions")}
 
     # Week 6 (13 Oct): only 03 is graded (--assignments 03_prng); 03 has no closed time and
     # no points for missing work, so Fay's cell stays as it is.
