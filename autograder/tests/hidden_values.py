@@ -95,12 +95,20 @@ class Numbers:
 
 
 def leaked(text: str, secret: Numbers, public: Numbers, public_text: str = "") -> list[str]:
-    """The numbers in ``text`` that are expected values of ``secret`` and not public: neither
-    near a number of ``public`` nor printed in ``public_text`` as they are in ``text``."""
-    shown = set(_NUMBER.findall(public_text))
+    """The numbers in ``text`` that are expected values of ``secret`` and not public: near no
+    number of ``public`` nor any number ``public_text`` shows (the learner's own code, the
+    released exercise), at the precision ``text`` printed them."""
+    shown = Numbers([float(t) for t in _NUMBER.findall(public_text) if _finite(t)])
     return sorted({token for token, value, tol in found_numbers(text)
                    if secret.near(value, tol) and not public.near(value, tol)
-                   and token not in shown and token.lstrip("+-") not in shown})
+                   and not shown.near(value, tol)})
+
+
+def _finite(token: str) -> bool:
+    try:
+        return bool(np.isfinite(float(token)))
+    except (ValueError, OverflowError):
+        return False
 
 
 def _wrong_arrays(want: Any) -> list[Any]:

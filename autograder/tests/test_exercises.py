@@ -235,12 +235,16 @@ def test_no_hidden_expected_value_reaches_the_learner(report: dict) -> None:
         shown_when_visible += any(leaked(m, secret, public, own + released)
                                   for m in _messages(visible))
     everything = Numbers([v for r in hidden for v in expected_numbers(r)])
+    fixtures = Path(__file__).parent / "wrong_answers" / stem
     for q, entry in report["questions"].items():
-        texts = [entry.get("stub", "")] + [text for field in ("wrong", "seen", "shown")
-                                           for text in entry.get(field, {}).values() if text]
-        for text in texts:
-            problems += [f"{q}: {text[:200]!r} shows {found}"
-                         for found in leaked(text, everything, public, released)]
+        texts = [("stub", entry.get("stub", ""))] + [
+            (case, text) for field in ("wrong", "seen", "shown")
+            for case, text in entry.get(field, {}).items() if text]
+        for case, text in texts:  # the learner's own code shows its own numbers
+            own = fixtures / f"{case}.py"
+            mine = own.read_text() if own.is_file() else ""
+            problems += [f"{q}/{case}: {text[:200]!r} shows {found}"
+                         for found in leaked(text, everything, public, released + mine)]
     assert problems == []
     if any(expected_numbers(r) for r in hidden if r.check != "value"):
         assert shown_when_visible, "the search found nothing even in visible messages"
