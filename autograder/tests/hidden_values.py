@@ -10,8 +10,10 @@ must not put it in any file a learner gets. This module gives the tests the thre
   numbers a text shows *in any formatting* (repr, str, rounded, scientific, inside an array
   print), matched at the precision the text printed them (``19.31`` matches 19.3125);
 - :func:`leaked`: which expected numbers a text shows, leaving out numbers printed with fewer
-  than three significant digits (``0.5``, ``2``: they are everywhere) and those that are
-  public anyway (an input in a check's name, a number of the released exercise).
+  than three significant digits (``0.5``, ``2``: they are everywhere; four where a text also
+  reports visible failures, whose differences are printed with three) and those that are
+  public anyway (an input in a check's name, a number of the released exercise, the
+  learner's own code).
 """
 
 from __future__ import annotations
@@ -63,13 +65,13 @@ def _digits(token: str) -> int:
     return len(mantissa)
 
 
-def found_numbers(text: str) -> list[tuple[str, float, float]]:
-    """The numbers ``text`` shows with at least :data:`MIN_DIGITS` significant digits: each
-    as ``(token, value, half a unit of its last printed digit)``."""
+def found_numbers(text: str, min_digits: int = MIN_DIGITS) -> list[tuple[str, float, float]]:
+    """The numbers ``text`` shows with at least ``min_digits`` significant digits: each as
+    ``(token, value, half a unit of its last printed digit)``."""
     found = []
     for token in _NUMBER.findall(text):
         digits = _digits(token)
-        if digits < MIN_DIGITS:
+        if digits < min_digits:
             continue
         try:
             value = float(token)
@@ -94,12 +96,14 @@ class Numbers:
         return at < len(self.sorted) and self.sorted[at] <= abs(value) + tolerance * 1.0001
 
 
-def leaked(text: str, secret: Numbers, public: Numbers, public_text: str = "") -> list[str]:
-    """The numbers in ``text`` that are expected values of ``secret`` and not public: near no
-    number of ``public`` nor any number ``public_text`` shows (the learner's own code, the
-    released exercise), at the precision ``text`` printed them."""
+def leaked(text: str, secret: Numbers, public: Numbers, public_text: str = "",
+           min_digits: int = MIN_DIGITS) -> list[str]:
+    """The numbers in ``text`` (printed with ``min_digits`` or more significant digits) that
+    are expected values of ``secret`` and not public: near no number of ``public`` nor any
+    number ``public_text`` shows (the learner's own code, the released exercise), at the
+    precision ``text`` printed them."""
     shown = Numbers([float(t) for t in _NUMBER.findall(public_text) if _finite(t)])
-    return sorted({token for token, value, tol in found_numbers(text)
+    return sorted({token for token, value, tol in found_numbers(text, min_digits)
                    if secret.near(value, tol) and not public.near(value, tol)
                    and not shown.near(value, tol)})
 
