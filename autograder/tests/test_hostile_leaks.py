@@ -4,9 +4,9 @@ batch beside honest twins.
 
 Each case is the tiny course's correct submission with question 1's answer replaced (question
 2 stays correct and is worth 3 of the 5 points), or, for ``many-errors``, with ten cells of
-the student's own after it. Every file the grading run writes for a learner (``result.json``,
-the feedback page) and for the instructor (``summary.md``, ``grades.csv``, the graded
-notebook) is read back.
+the student's own after it. Every file the grading run keeps is read back: for the learner
+the feedback page (made from the graded notebook, which is not kept), and ``result.json``,
+``summary.md`` and ``grades.csv`` (the instructor's, which carry the same messages).
 """
 
 from __future__ import annotations
@@ -86,10 +86,8 @@ def graded(tmp_path_factory) -> dict:
 def _learner_files(graded: dict, case: str) -> dict[str, str]:
     """Every file of the run that holds this case's messages, by name."""
     folder = graded["out"] / case / "00_tiny"
-    notebook = graded["root"] / "course" / "autograded" / case / "00_tiny" / "00_tiny.ipynb"
     return {"result.json": (folder / "result.json").read_text(),
             "feedback.html": (folder / "feedback.html").read_text(),
-            "graded notebook": notebook.read_text(),
             "summary.md": (graded["out"] / "summary.md").read_text(),
             "grades.csv": (graded["out"] / "grades.csv").read_text()}
 
@@ -104,7 +102,7 @@ def test_a_hidden_failure_reaches_no_file_with_its_expected_value(graded: dict, 
                                                                    ) -> None:
     """Does an answer that passes the visible check and fails the hidden one score 3, with a
     message naming the hidden check and the kind of difference, while no file of the run
-    (result.json, the feedback page, the graded notebook, summary.md, grades.csv) quotes
+    (result.json, the feedback page, summary.md, grades.csv) quotes
     the expected value ("expected 2"), an expected shape or the factor (1.37) it is off by?
     And does the visible twin, wrong on the visible check, still quote its values?"""
     _, words = HIDDEN_PROBES[case]
@@ -124,16 +122,14 @@ def test_a_hidden_failure_reaches_no_file_with_its_expected_value(graded: dict, 
 def test_no_output_field_escapes_the_budget(graded: dict, case: str) -> None:
     """Does each attack (a 30 MB error value, 30 MB of display metadata, a 30 MB display
     update, ten 12 MB errors in cells of the student's own) keep its 5 points with
-    result.json under 20 kB, the feedback page under 2 MB and the graded notebook under
-    3 MB, while the honest twin that prints 6 kB keeps its points and all of its output?"""
+    result.json under 20 kB and the feedback page (made from the graded notebook) under
+    2 MB, while the honest twin that prints 6 kB keeps its points and all of its output?"""
     result = graded["results"][case]
     assert (result["status"], result["score"]) == ("graded", 5), result
     folder = graded["out"] / case / "00_tiny"
     assert (folder / "result.json").stat().st_size < 20_000
     assert (folder / "feedback.html").stat().st_size < 2_000_000
-    notebook = graded["root"] / "course" / "autograded" / case / "00_tiny" / "00_tiny.ipynb"
-    assert notebook.stat().st_size < 3_000_000
     honest, _ = HONEST_PRINT
     assert graded["results"][honest]["score"] == 5
     page = (graded["out"] / honest / "00_tiny" / "feedback.html").read_text()
-    assert page.count("modest output") == 300
+    assert page.count("modest output") == 1 + 300  # in its source once, then printed
