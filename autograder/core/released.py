@@ -18,6 +18,13 @@ values.
 A values file is JSON: ``{"exercise": name, "cells": {test cell id: {digest: [entry, ...]}}}``,
 each entry as :meth:`~autograder.core.evidence.Entry.to_json` writes it. Reading one checks that
 every digest is that of its values (a hand-edited file is refused) and never runs code.
+
+A digest names values, and values are kept across releases: a release that records the
+reference answers again (on another machine, or another build of JAX) keeps the committed
+values of a test cell whenever the fresh ones agree with them within each check's own
+tolerances (:func:`value_change`), so float noise never makes a new digest. A digest changes
+only with what decides a check: its kind and name, its options (tolerances, message), its known
+mistakes, or a value that moved beyond its tolerance.
 """
 
 from __future__ import annotations
@@ -26,8 +33,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from autograder.core.evidence import EXPECTED_IMPORT, Entry
+import numpy as np
+
+from autograder.core.compare import array_matches
+from autograder.core.evidence import EXPECTED_IMPORT, Entry, decode, decode_tree
 
 DIGEST_LENGTH = 12  # hex digits of SHA-256: plenty to tell a handful of releases apart
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}"  # an exercise stem or a test cell id
@@ -122,3 +133,100 @@ def merged(old: ValueSets, new: dict[str, list[Entry]]) -> ValueSets:
     for test_id, entries in new.items():
         sets.setdefault(test_id, {})[digest(entries)] = list(entries)
     return sets
+
+
+def _numeric_gap(was: np.ndarray, now: np.ndarray) -> tuple[float, tuple[int, ...]]:
+    """The largest absolute difference between two arrays of one shape, and where."""
+    if was.size == 0:
+        return 0.0, ()
+    if was.dtype.kind in "bc" or now.dtype.kind in "bc":
+        gap = (was != now).astype(np.float64) if was.dtype.kind == "b" else np.abs(
+            now.astype(np.complex128) - was.astype(np.complex128))
+    else:
+        a, b = was.astype(np.float64), now.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            gap = np.where(np.isnan(a) & np.isnan(b), 0.0, np.abs(b - a))
+        gap = np.where(np.isnan(gap), np.inf, gap)
+    where = np.unravel_index(int(np.argmax(gap)), gap.shape) if gap.ndim else ()
+    return float(gap[where]), tuple(int(i) for i in where)
+
+
+def _array_change(was: Any, now: Any, label: str, rtol: float, atol: float) -> str | None:
+    """Why the array ``now`` is not ``was`` within the tolerances (None when it is)."""
+    if not isinstance(was, np.ndarray) or not isinstance(now, np.ndarray):
+        return None if type(was) is type(now) and was == now else f"{label} is not the same value"
+    if was.dtype != now.dtype or was.shape != now.shape:
+        return (f"{label} is now {now.dtype} of shape {now.shape}, was {was.dtype} of shape "
+                f"{was.shape}")
+    if array_matches(now, was, rtol, atol):
+        return None
+    gap, where = _numeric_gap(was, now)
+    at = f" at index {where}" if where else ""
+    return (f"{label}: largest difference {gap:.3g}{at} (was {was[where].item()!r}, now "
+            f"{now[where].item()!r}; tolerance rtol {rtol:g}, atol {atol:g})")
+
+
+def _got_change(kind: str, was: Any, now: Any, label: str, options: dict[str, Any]) -> str | None:
+    """Why the recorded value ``now`` of a check of ``kind`` is not ``was`` within the check's
+    tolerances; None when it is."""
+    if kind not in ("array", "scalar", "tree"):
+        return None if was == now else f"{label} is now {now!r:.120}, was {was!r:.120}"
+    rtol, atol = float(options.get("rtol", 1e-5)), float(options.get("atol", 1e-6))
+    try:
+        if kind != "tree":
+            return _array_change(decode(was), decode(now), label, rtol, atol)
+        was_def, was_leaves = decode_tree(was)
+        now_def, now_leaves = decode_tree(now)
+    except ValueError as exc:
+        return None if was == now else f"{label} cannot be compared ({exc})"
+    if was_def != now_def or [p for p, _ in was_leaves] != [p for p, _ in now_leaves]:
+        return f"{label} has another structure: now {now_def}, was {was_def}"
+    for (path, a), (_, b) in zip(was_leaves, now_leaves, strict=True):
+        why = _array_change(a, b, f"{label} at {path}", rtol, atol)
+        if why:
+            return why
+    return None
+
+
+def _mistakes(entry: Entry) -> list[tuple[Any, Any]]:
+    """A record's known mistakes as (advice, encoded value) pairs."""
+    return [(m[0], m[1]) if isinstance(m, list) and len(m) == 2 else (m, None)
+            for m in entry.mistakes]
+
+
+def value_change(was: list[Entry], now: list[Entry]) -> str | None:
+    """Why the values ``now`` recorded for a test cell are not the committed ``was`` up to each
+    check's own tolerances; None when they agree (then ``was`` is released again, digest and
+    all).
+
+    They agree when the cell makes the same checks in the same order, each with the same
+    options, hidden flag and known mistakes' advice, and every array (a check's value and each
+    known mistake's) has the same dtype and shape and matches within the record's ``rtol`` and
+    ``atol``, as a learner's answer is judged (:func:`autograder.core.compare.array_matches`,
+    with the committed value expected). Anything else (a plain value, a timing rule) must be
+    equal. The sentence names the first check that differs (for an array, with its largest
+    difference) and how many more do.
+    """
+    if [e.key for e in was] != [e.key for e in now]:
+        return f"the checks are now {[e.name for e in now]}, were {[e.name for e in was]}"
+    found: list[str] = []
+    for old, new in zip(was, now, strict=True):
+        name = repr(new.name)
+        if old.options != new.options or old.hidden != new.hidden:
+            found.append(f"the options of {name} are now {new.options}, were {old.options}")
+            continue
+        old_mistakes, new_mistakes = _mistakes(old), _mistakes(new)
+        if [a for a, _ in old_mistakes] != [a for a, _ in new_mistakes]:
+            found.append(f"the known mistakes of {name} changed")
+            continue
+        pairs = [(old.got, new.got, name)] + [
+            (a, b, f"known mistake {n} of {name}")
+            for n, ((_, a), (_, b)) in enumerate(zip(old_mistakes, new_mistakes, strict=True), 1)]
+        why = next((w for a, b, label in pairs
+                    if (w := _got_change(new.check, a, b, label, new.options))), None)
+        if why:
+            found.append(why)
+    if not found:
+        return None
+    more = len(found) - 1
+    return found[0] + (f"; {more} more check{'s' * (more > 1)} changed too" if more else "")

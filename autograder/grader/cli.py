@@ -1,5 +1,5 @@
-"""Command line: ``python -m autograder release [--check]``, ``grade``, ``merge``, ``fetch``,
-``return-feedback`` and ``check``.
+"""Command line: ``python -m autograder release [--check]``, ``publish``, ``grade``, ``merge``,
+``regrade``, ``fetch``, ``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
 
 Each command's module is imported only when that command runs: a learner's ``check`` needs
 neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
@@ -15,12 +15,21 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "release": ("", "generate exercises/ and their expected values (autograder/kernel/released/) "
                     "from solutions/"),
+    "publish": ("autograder.grader.publish",
+                "copy the released course (no solutions, no hidden tests) into a checkout of "
+                "its public repository"),
     "grade": ("autograder.grader.grade", "grade submitted notebooks with nbgrader"),
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
+    "regrade": ("autograder.grader.regrade",
+                "regrade one student, assignment or question into the term's results"),
     "fetch": ("autograder.grader.classroom.fetch",
-              "copy the notebooks of a GitHub Classroom assignment's repositories"),
+              "copy each learner's notebooks from their repository in a GitHub organisation"),
     "return-feedback": ("autograder.grader.classroom.feedback_return",
                         "push each learner's feedback pages to a branch of their own repository"),
+    "unpack": ("autograder.grader.classroom.lms_zips",
+               "lay out an LMS's bulk download (Canvas, Moodle) of one assignment for grade"),
+    "feedback-zip": ("autograder.grader.classroom.lms_feedback",
+                     "zip feedback pages named for an LMS's bulk feedback upload"),
     "check": ("autograder.grader.selfcheck",
               "run released notebooks and report their visible checks (for learners)"),
 }
@@ -37,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         command = sub.add_parser(name, help=help_text, description=help_text)
         if name == "release":
             command.add_argument("--check", action="store_true", help="exit 1 if a committed "
-                                 "exercise or values file differs from what would be generated")
+                                 "exercise or values file differs from what would be generated "
+                                 "(values compared within each check's tolerances)")
         elif name == chosen:
             importlib.import_module(module).add_arguments(command)
     args = parser.parse_args(argv)
@@ -45,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         from autograder.grader.release import COURSE_FOLDERS, release
 
-        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS)
+        report = release(check=args.check, setup_cells_in=COURSE_FOLDERS,
+                         progress=lambda line: print(line, file=sys.stderr, flush=True))
         for line in report:
             print(line)
         if args.check:

@@ -50,26 +50,50 @@ FEEDBACK_TIMEOUT = 120  # seconds for one feedback page
 PREPARE_TIMEOUT = 60  # seconds to read, rebuild and screen one submission (normally < 1 s)
 
 
-def screen_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
+def screen_answers(nb: nbformat.NotebookNode,
+                   source: nbformat.NotebookNode | None = None) -> dict[str, str]:
     """Replace answer cells (and the student's own cells) that fail the screen.
 
     A screened cell is not run: its source becomes a ``raise`` with the reason, so that
-    question fails and the others are graded as usual. Returns answer id -> message.
+    question fails and the others are graded as usual. The names the cells may bind come from
+    ``source``, the course's notebook: each answer (and a student's cell after it) may bind
+    its question's names, and none a test cell reads (hidden tests included). Returns answer
+    id -> message.
     """
     from autograder.grader.rebuild import EXTRA_KEY
-    from autograder.grader.screen import message, screen
+    from autograder.grader.screen import Judged, judged_names, message, own_names, screen
 
+    judged, own = Judged(), {}
+    if source is not None:
+        judged = judged_names(c.source for c in source.cells if is_test(c))
+        own = {nbgrader_meta(c)["grade_id"]: own_names(c.source) for c in source.cells
+               if is_answer(c)}
     flagged: dict[str, str] = {}
     for cell in nb.cells:
         gid = (nbgrader_meta(cell)["grade_id"] if is_answer(cell)
                else cell.get("metadata", {}).get(EXTRA_KEY))
         if not gid or cell.get("cell_type") != "code":
             continue
-        found = screen(cell.source)
+        found = screen(cell.source, own.get(gid, set()), judged)
         if found:
             flagged[gid] = message(found)
             cell.source = f"raise RuntimeError({flagged[gid]!r})"
     return flagged
+
+
+def left_as_released(released: nbformat.NotebookNode, rebuilt: nbformat.NotebookNode) -> bool:
+    """Is every answer cell of ``rebuilt`` the released stub, with no code of the learner's
+    own added: a notebook nobody worked on, not submitted (never a 0)? Decided from the
+    notebooks alone, before any kernel."""
+    from autograder.grader.rebuild import EXTRA_KEY
+
+    stubs = {nbgrader_meta(c)["grade_id"]: c.source.strip() for c in released.cells
+             if is_answer(c)}
+    answers = {nbgrader_meta(c)["grade_id"]: c.source.strip() for c in rebuilt.cells
+               if is_answer(c)}
+    extra = any(c.get("metadata", {}).get(EXTRA_KEY) and c.source.strip()
+                for c in rebuilt.cells if c.get("cell_type") == "code")
+    return bool(stubs) and answers == stubs and not extra
 
 
 def _error_of(cell: Any) -> tuple[str, str]:
@@ -188,7 +212,12 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                                         f"{MAX_EXTRA_CELLS} more than the exercise's "
                                         f"{len(released.cells)} are graded")
             rebuilt = rebuild(released, nb)
-            screened = screen_answers(rebuilt.notebook)
+            if left_as_released(released, rebuilt.notebook):
+                result.status = "not_submitted"
+                result.message = "left as released: no answer was changed, nothing to grade"
+                result.write(out)
+                return result
+            screened = screen_answers(rebuilt.notebook, source)
         tokens = add_proofs(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)

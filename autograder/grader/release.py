@@ -13,19 +13,36 @@ The visible checks' expected values go into one values file per exercise,
 cell installs them with the package), and each released test cell names its values in one short
 line (:mod:`autograder.core.released`). A values file keeps the values of earlier releases, so a
 notebook saved before a re-release keeps deciding with the values it was released with; to drop
-them, delete the file and release again. ``--check`` compares the values files too.
+them, delete the file and release again.
+
+Releases do not churn. The values come from running the reference answers (the trusted run,
+:mod:`autograder.grader.reference_run`), and another machine or build of JAX computes float32
+values a few units in the last place apart. So a release compares each test cell's freshly
+recorded values with the ones its committed exercise names, using each check's own tolerances
+(:func:`autograder.core.released.value_change`), and keeps the committed values, and so their
+digest and the notebook, whenever they agree: releasing again changes nothing unless a source
+changed or a value moved beyond its tolerance (reported, cell by cell, with the largest
+difference). ``--check`` records the values the same way and fails where ``release`` would
+write anything, so it passes on a machine whose JAX differs by float noise.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
 
 from autograder.core.evidence import Entry
-from autograder.core.released import ValueSets, merged, read_values, render_values
+from autograder.core.released import (
+    ValueSets,
+    merged,
+    read_values,
+    render_values,
+    value_change,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
@@ -33,6 +50,8 @@ EXERCISES = ROOT / "exercises"
 NOTEBOOKS = ROOT / "notebooks"
 # The values files (package data of autograder.kernel, read by autograder.kernel.reporter).
 VALUES = ROOT / "autograder" / "kernel" / "released"
+# Makes the trusted records of a source notebook (test cell id -> its checks' records).
+Recorder = Callable[[Path], dict[str, list[Entry]]]
 
 
 def _pipeline(records: dict[str, list[Entry]] | None = None, exercise: str = "") -> list:
@@ -219,9 +238,43 @@ def _shown(path: Path, base: Path) -> str:
         return str(path)
 
 
+def settled(committed: dict[str, list[Entry]], fresh: dict[str, list[Entry]],
+            earlier: ValueSets | None = None) -> tuple[dict[str, list[Entry]], dict[str, str]]:
+    """The values to release for each test cell of ``fresh``, and why some changed.
+
+    Args:
+        committed: test cell id -> the values the committed exercise's test cell names.
+        fresh: test cell id -> the visible checks' records of a fresh trusted run.
+        earlier: the values file's sets (test cell id -> digest -> values), tried after the
+            committed values of a cell: values released before come back under their old
+            digest when the fresh ones agree with them.
+
+    Returns:
+        For each cell, the first of its committed and earlier values that the fresh ones
+        agree with within each check's tolerances (so its digest stays), else the fresh
+        values; and, for each cell that had committed values and gets others, why
+        (:func:`~autograder.core.released.value_change`).
+    """
+    kept: dict[str, list[Entry]] = {}
+    changes: dict[str, str] = {}
+    for test_id, entries in fresh.items():
+        before = committed.get(test_id)
+        why = value_change(before, entries) if before is not None else None
+        if before is not None and why is None:
+            kept[test_id] = before
+            continue
+        older = (earlier or {}).get(test_id, {})
+        kept[test_id] = next((older[key] for key in sorted(older)
+                              if value_change(older[key], entries) is None), entries)
+        if why:
+            changes[test_id] = why
+    return kept, changes
+
+
 def release(check: bool = False, solutions: Path = SOLUTIONS,
             exercises: Path = EXERCISES, setup_cells_in: tuple[Path, ...] = (),
-            values: Path | None = None) -> list[str]:
+            values: Path | None = None, record: Recorder | None = None,
+            progress: Callable[[str], None] | None = None) -> list[str]:
     """Write (or, with ``check``, compare) every ``exercises/NN_name.ipynb`` and its values
     file ``values/NN_name.json``.
 
@@ -236,14 +289,22 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
             (``autograder/kernel/released``, :data:`VALUES` for the course itself). Kernels
             find another folder through ``$LEARN_JAX_RELEASED``
             (:func:`autograder.kernel.reporter.released_folders`).
+        record: makes a source's trusted records; default: a trusted run of it
+            (:func:`autograder.grader.reference_run.trusted_records`). Its visible checks'
+            values replace the committed ones only where they differ beyond a check's
+            tolerance (:func:`settled`).
+        progress: called with a line before each source is recorded.
 
     Returns:
-        One line per notebook or values file that differs (``check``) or was written.
+        One line per notebook or values file that differs (``check``) or was written, and one
+        per test cell whose values changed beyond tolerance (with the largest difference).
 
     Raises:
         ValueError: when writing over a values file that cannot be read (fix or delete it).
+        RuntimeError: when writing and a source's reference answers do not run or pass.
     """
-    from autograder.grader.reference_run import trusted_records
+    if record is None:
+        from autograder.grader.reference_run import trusted_records as record
 
     report: list[str] = []
     sources = sorted(solutions.glob("*.ipynb"))
@@ -254,7 +315,7 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
         exercises.mkdir(exist_ok=True)
     base = exercises.parent
     values = base / VALUES.relative_to(ROOT) if values is None else values
-    for src in sources:
+    for n, src in enumerate(sources, 1):
         target, store = exercises / src.name, values / f"{src.stem}.json"
         current = target.read_text() if target.exists() else ""
         stored = store.read_text() if store.exists() else ""
@@ -266,15 +327,23 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
                                  "delete it, then release again") from None
             report.append(f"{store.name} cannot be read: {exc}")
             earlier = {}
-        # Writing runs the reference answers (the trusted run) for the visible checks' values;
-        # checking compares everything but those values, which make test checks against a
-        # fresh run (test_exercises.py), within each check's tolerance.
+        missing: list[str] = []
+        committed = written_records(current, values, missing)
         if check:
-            missing: list[str] = []
-            records = written_records(current, values, missing)
             report += [f"{target.name}: {line}" for line in missing]
-        else:
-            records = visible_records(trusted_records(src))
+        if progress:
+            progress(f"recording the reference answers of {src.name} ({n}/{len(sources)})")
+        try:
+            fresh = visible_records(record(src))
+        except RuntimeError as exc:
+            if not check:
+                raise
+            report.append(f"{src.name}: {exc}")
+            continue
+        records, changes = settled(committed, fresh, earlier)
+        verb = "changed beyond tolerance" if check else "released anew"
+        report += [f"{src.stem} {test_id}: the values {verb}: {why}"
+                   for test_id, why in changes.items()]
         text = render(student_version(nbformat.read(src, as_version=4), records, src.stem))
         _compare(report, check, target, current, text, src.name, base)
         _compare(report, check, store, stored,

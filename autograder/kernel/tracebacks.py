@@ -33,6 +33,10 @@ _COURSE = "_autograder_course_files"  # on an exception: the test cell's code na
 FULL_ENV = "LEARN_JAX_FULL_TRACEBACKS"  # set to 1: IPython's own full tracebacks everywhere
 MAX_FRAMES = 3  # the learner's frames a failing check shows (the innermost ones)
 FULL_HINT = "(Only your own code is shown; run %tb in a new cell for the full traceback.)"
+# Closing line of a failing check's display: the message itself was printed above it by
+# ``feedback``, once; with the learner's frames shown, they are where it was raised.
+RAISED_HERE = "(The error above was raised here; run %tb in a new cell for the full traceback.)"
+NO_FRAMES = "(Details above; run %tb in a new cell for the full traceback.)"
 _full = False  # the learner asked for full tracebacks (full_tracebacks())
 
 # A stack frame as JAX lists it inside some messages (UnexpectedTracerError's "final 5 stack
@@ -194,8 +198,9 @@ def summary(exc: BaseException) -> str:
 
 def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: Any = None
                   ) -> list[str]:
-    """The short display of a failing check: the learner's innermost frames, the summary, and
-    how to see the full traceback (the question and hint were printed by ``feedback``).
+    """The short display of a failing check: the learner's innermost frames and how to see
+    the full traceback. The question, the error's message and the hints were printed by
+    ``feedback`` just above, so the message is not repeated here: one message, once.
 
     Frames of the course's code are left out: the installed packages, this package, and the
     test cell (:func:`mark_course_code`). At most :data:`MAX_FRAMES` of the learner's frames
@@ -228,7 +233,7 @@ def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: An
                                        item.tb_frame.f_globals).strip()
             if source:
                 lines.append(f"    {source}")
-    return [*lines, summary(exc), FULL_HINT]
+    return [*lines, RAISED_HERE if frames else NO_FRAMES]
 
 
 def _remember(etype: type, value: BaseException, tb: TracebackType | None) -> None:

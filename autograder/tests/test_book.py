@@ -141,6 +141,27 @@ def test_chapter_shows_outputs_and_plots(site: str, browser, page: str) -> None:
     assert loaded, f"{page}: no plot images"
 
 
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_chapter_code_stays_within_the_page_and_opens_without_set_up(site: str, browser,
+                                                                      page: str) -> None:
+    """Does no code cell of a chapter scroll sideways on a phone-sized or a desktop-sized
+    window (its lines wrap at the page's width), nor any output on a desktop-sized one, and
+    does the page leave out the Colab set-up cell?"""
+    from selenium.webdriver.common.by import By
+
+    for width, selector in ((420, "div.cell_input div.highlight pre"),
+                            (1280, "div.cell_input div.highlight pre, div.cell_output pre")):
+        browser.set_window_size(width, 900)
+        _open(browser, f"{site}/{page}.html")
+        wide = browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]))"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+            ".map(e => e.textContent.slice(0, 80));", selector)
+        assert wide == [], f"{page} at {width} px: {wide[:3]}"
+    text = browser.find_element(By.TAG_NAME, "main").text
+    assert "Set-up: in Google Colab" not in text and "learn-jax-autograder @" not in text
+
+
 def _error_displays(page: str) -> list[str]:
     """The text of each error output on a built page (MyST-NB's traceback blocks)."""
     import html

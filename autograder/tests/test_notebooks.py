@@ -142,6 +142,16 @@ def test_toc_lists_the_executed_book_pages() -> None:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_book_leaves_out_the_set_up_cell(chapter: str) -> None:
+    """Is each chapter's first code cell the Colab set-up cell, tagged ``remove-cell`` so that
+    the book's page does not open with it (Colab ignores the tag and runs it first)?"""
+    first = next(c for c in _read(ROOT / "notebooks" / f"{chapter}.ipynb").cells
+                 if c.cell_type == "code")
+    assert first.source.startswith("# Set-up: in Google Colab")
+    assert "remove-cell" in first.metadata.get("tags", [])
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_turns_on_short_tracebacks(chapter: str) -> None:
     """Does each chapter's runtime cell turn on short error displays before anything fails?"""
     code = [c for c in _read(ROOT / "notebooks" / f"{chapter}.ipynb").cells

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from autograder.core.evidence import Entry, encode
+from autograder.core.evidence import Entry, decode, encode
 from autograder.core.released import (
     DIGEST_LENGTH,
     Reference,
@@ -17,6 +17,7 @@ from autograder.core.released import (
     read_values,
     reference_lines,
     render_values,
+    value_change,
     written_reference,
 )
 
@@ -85,3 +86,93 @@ def test_values_file_refuses_edited_values_and_other_exercises() -> None:
         read_values(text, "01_arrays")
     with pytest.raises(ValueError):
         read_values("[]", "00_tiny")
+
+
+def _nudged(entries: list[Entry], rel: float, index: int = 0) -> list[Entry]:
+    """``entries`` with the floats of entry ``index`` (its value and known mistakes' values)
+    scaled by ``1 + rel``, as another machine's float32 might compute them."""
+    def scale(encoded: dict) -> dict:
+        value = decode(encoded)
+        return encode(value * value.dtype.type(1 + rel)) if value.dtype.kind == "f" else encoded
+
+    out = []
+    for n, entry in enumerate(entries):
+        if entry.check in ("array", "scalar") and n == index:
+            entry = Entry(entry.check, entry.name, scale(entry.got), dict(entry.options),
+                          [[advice, scale(value)] for advice, value in entry.mistakes])
+        out.append(entry)
+    return out
+
+
+def _with_mistake() -> list[Entry]:
+    entries = _entries()
+    entries[0].mistakes = [["It doubled nothing.", encode(np.arange(3.0, dtype=np.float32))]]
+    return entries
+
+
+def test_value_change_accepts_float_noise_within_each_tolerance() -> None:
+    """Do values a few units in the last place apart (another machine's float32) agree, though
+    their digest differs (the churn a release must not make)?"""
+    was = _with_mistake()
+    now = _nudged(was, 3e-7)
+    assert digest(now) != digest(was)
+    assert value_change(was, now) is None
+    assert value_change(was, was) is None
+
+
+def test_value_change_names_the_check_and_its_largest_difference() -> None:
+    """Is a value moved beyond its tolerance reported with the check's name, the largest
+    difference, where it is and the tolerances?"""
+    was = _entries()
+    now = _nudged(was, 1e-3)
+    why = value_change(was, now)
+    assert why is not None and "'double(arange(3.0))'" in why
+    assert "largest difference 0.004 at index (2,)" in why and "rtol 1e-05" in why
+
+
+def test_value_change_uses_the_checks_own_tolerance() -> None:
+    """Does a check with a looser rtol accept a difference that the default would not?"""
+    was = _entries()
+    was[0].options = {"rtol": 1e-2}
+    assert value_change(was, _nudged(was, 1e-3)) is None
+    assert value_change(was, _nudged(was, 1e-1)) is not None
+
+
+@pytest.mark.parametrize("change", ["dtype", "shape", "options", "order", "mistake value",
+                                    "mistake advice", "plain value", "nan"])
+def test_value_change_refuses_what_is_more_than_noise(change: str) -> None:
+    """Is anything other than float noise a change: another dtype or shape, options, the
+    checks' order, a known mistake's value or advice, a plain value, NaN where a number was?"""
+    was = _with_mistake()
+    now = _with_mistake()
+    if change == "dtype":
+        now[0].got = encode(np.arange(3.0, dtype=np.float64) * 2)
+    elif change == "shape":
+        now[0].got = encode(np.arange(4.0, dtype=np.float32) * 2)
+    elif change == "options":
+        now[0].options = {"rtol": 1e-4}
+    elif change == "order":
+        now.reverse()
+    elif change == "mistake value":
+        now[0].mistakes = [["It doubled nothing.", encode(np.ones(3, dtype=np.float32))]]
+    elif change == "mistake advice":
+        now[0].mistakes = [["Other advice.", now[0].mistakes[0][1]]]
+    elif change == "plain value":
+        now[1].got = "not ok"
+    elif change == "nan":
+        now[0].got = encode(np.array([0.0, np.nan, 4.0], dtype=np.float32))
+    assert value_change(was, now) is not None
+
+
+def test_value_change_compares_pytrees_leaf_by_leaf() -> None:
+    """Does a pytree agree within tolerance leaf by leaf, and name the leaf that moved?"""
+    def tree(scale: float) -> list[Entry]:
+        leaves = {"b": np.float32(1.0) * np.ones(2, np.float32),
+                  "w": np.arange(3.0, dtype=np.float32) * np.float32(scale)}
+        return [Entry("tree", "params", {"treedef": "PyTreeDef({'b': *, 'w': *})",
+                                         "leaves": [[f"['{k}']", encode(v)]
+                                                    for k, v in leaves.items()]},
+                      {"rtol": 1e-5})]
+    assert value_change(tree(1.0), tree(1.0 + 2e-7)) is None
+    why = value_change(tree(1.0), tree(1.1))
+    assert why is not None and "'params' at ['w']" in why and "largest difference" in why

@@ -1,0 +1,237 @@
+"""Hostile answers that change what a test cell calls or reads, graded on real exercises.
+
+A test cell imports its checks and then calls the answer (``normalise = build_normalise()``),
+so an answer that rebinds a name while it runs (``global check_jitted``), or replaces a check
+in its module (reached through a module that re-exports ``sys``), chooses what the rest of the
+test cell calls. Each attack below is the course's solution with one answer replaced; each
+honest twin uses the same forms for its own purposes (a ``global`` counter of its own, helper
+functions, ``functools.partial``) and keeps every point.
+
+The attacks are graded twice: with the screen (they are not run, and say why) and with the
+screen switched off (they score the question's points: the attack is real, and the screen,
+outside the kernel, is what stops it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.__main__ import main
+from autograder.core.notebook import is_answer, nbgrader_meta
+from autograder.grader.release import ROOT
+
+# 05_jit q2: an eager normalise whose builder rebinds the test's checks to stand-ins that run
+# the real checks on a decoy jitted function, so "is jitted" and "compiles once" publish "ok".
+JIT_STAND_IN = '''\
+_real_jitted, _real_no_retrace = check_jitted, check_no_retrace
+_decoy = jax.jit(lambda x, mode=None: x, static_argnames="mode")
+
+
+def _jitted(fn, name="the function"):
+    _real_jitted(_decoy, name)
+
+
+def _no_retrace(fn, *args, name="the function", **kwargs):
+    _real_no_retrace(_decoy, *args, name=name, **kwargs)
+
+
+def build_normalise():
+    global check_jitted, check_no_retrace
+    check_jitted, check_no_retrace = _jitted, _no_retrace
+
+    def normalise(x, mode):  # eager: never compiled
+        if mode == "zscore":
+            return (x - x.mean()) / x.std()
+        if mode == "minmax":
+            return (x - x.min()) / (x.max() - x.min())
+        if mode == "l2":
+            return x / jnp.sqrt(jnp.sum(x**2))
+        raise ValueError(f"unknown mode {mode!r}")
+
+    return normalise
+'''
+# 05_jit q1: an eager clip_by_norm, with the check replaced in its module, reached through
+# warnings' own reference to sys: the test cell's import then takes the stand-in.
+SYS_THROUGH_WARNINGS = '''\
+import warnings
+
+_checks = getattr(warnings, "sys").modules["autograder.kernel.jax_checks"]
+_real = _checks.check_jitted
+_checks.check_jitted = lambda fn, name="the function": _real(jax.jit(lambda x: x), name)
+
+
+def clip_by_norm(x, max_norm):  # eager
+    norm = jnp.sqrt(jnp.sum(x**2))
+    return jnp.where(norm > max_norm, x * (max_norm / norm), x)
+'''
+# 02_pure_functions q2: an update that changes the state it is given, and rebinds the test's
+# observe and check_pure so that both report "ok".
+PURE_STAND_IN = '''\
+_real = {}  # the test's own observe and check_pure, taken when the test first calls update
+
+
+def _observe(name, failure):
+    _real["observe"](name, None)
+
+
+def _pure(state, batch):
+    return {"total": state["total"], "count": state["count"]}, jnp.sum(batch)
+
+
+def _check_pure(fn, *args, name="the function", **kwargs):
+    _real["check_pure"](_pure, *args, name=name, **kwargs)
+
+
+def update(state, batch):
+    global observe, check_pure
+    if not _real:
+        _real["observe"], _real["check_pure"] = observe, check_pure
+        observe, check_pure = _observe, _check_pure
+    state["total"] = state["total"] + jnp.sum(batch)  # changes the caller's dict
+    state["count"] = state["count"] + batch.size
+    return state, state["total"] / state["count"]
+'''
+# The honest twins: the same forms, used on the answer's own names.
+HONEST_HELPER = '''\
+def _norm(x):
+    return jnp.sqrt(jnp.sum(x**2))
+
+
+@jax.jit
+def clip_by_norm(x, max_norm):
+    norm = _norm(x)
+    return jnp.where(norm > max_norm, x * (max_norm / norm), x)
+'''
+HONEST_COUNTER = '''\
+BUILDS = 0  # how often the learner built it: a global of this cell's own
+
+
+def build_normalise():
+    global BUILDS
+    BUILDS += 1
+
+    def normalise(x, mode):
+        if mode == "zscore":
+            return (x - x.mean()) / x.std()
+        if mode == "minmax":
+            return (x - x.min()) / (x.max() - x.min())
+        if mode == "l2":
+            return x / jnp.sqrt(jnp.sum(x**2))
+        raise ValueError(f"unknown mode {mode!r}")
+
+    return jax.jit(normalise, static_argnames="mode")
+'''
+HONEST_PARTIAL = '''\
+import functools
+
+
+def _step(w, x, y, lr, loss):
+    return w - lr * jax.grad(loss)(w, x, y)
+
+
+def build_sgd_step():
+    def loss(w, x, y):
+        return jnp.mean((x @ w - y) ** 2)
+
+    return jax.jit(functools.partial(_step, loss=loss))
+'''
+HONEST_PURE_HELPER = '''\
+def _added(state, batch):
+    return state["total"] + jnp.sum(batch), state["count"] + batch.size
+
+
+def update(state, batch):
+    total, count = _added(state, batch)
+    return {"total": total, "count": count}, total / count
+'''
+# student -> (assignment, {answer id: source}); the other answers are the solution's
+ATTACKS = {
+    "jit-stand-in": ("05_jit", {"q2_static_mode": JIT_STAND_IN}),
+    "sys-through-warnings": ("05_jit", {"q1_clip_by_norm": SYS_THROUGH_WARNINGS}),
+    "pure-stand-in": ("02_pure_functions", {"q2_update": PURE_STAND_IN}),
+}
+TWINS = {
+    "jit-honest": ("05_jit", {"q1_clip_by_norm": HONEST_HELPER,
+                              "q2_static_mode": HONEST_COUNTER,
+                              "q4_sgd_step": HONEST_PARTIAL}),
+    "pure-honest": ("02_pure_functions", {"q2_update": HONEST_PURE_HELPER}),
+}
+# what the screen's message must name, per attack
+NAMED = {"jit-stand-in": "global check_jitted", "sys-through-warnings": "getattr(..., 'sys')",
+         "pure-stand-in": "global check_pure"}
+
+
+def _write(root: Path, cases: dict[str, tuple[str, dict[str, str]]]) -> None:
+    for student, (assignment, answers) in cases.items():
+        nb = nbformat.read(ROOT / "solutions" / f"{assignment}.ipynb", as_version=4)
+        for cell in nb.cells:
+            gid = nbgrader_meta(cell).get("grade_id")
+            if is_answer(cell) and gid in answers:
+                cell.source = answers[gid]
+        (root / student).mkdir(parents=True)
+        nbformat.write(nb, root / student / f"{assignment}.ipynb")
+
+
+def _results(out: Path) -> dict[str, dict]:
+    return {p.parent.parent.name: json.loads(p.read_text()) for p in out.glob("*/*/result.json")}
+
+
+def _question(result: dict, qid: str) -> dict:
+    return next(q for q in result["questions"] if q["id"] == qid)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    """Grade the attacks and twins with the screen (two jobs), then the attacks without it
+    (one job, in this process; the trusted runs are made once, kept in a reference cache)."""
+    from autograder.grader import grading
+
+    root = tmp_path_factory.mktemp("rebinding")
+    _write(root / "screened", {**ATTACKS, **TWINS})
+    _write(root / "unscreened", ATTACKS)
+    cache = root / "cache"
+    common = ["--reference-cache", str(cache), "--no-feedback"]
+    assert main(["grade", str(root / "screened"), "--out", str(root / "out"), "--jobs", "2",
+                 *common]) == 0
+    with pytest.MonkeyPatch.context() as patch:  # one job: graded in this process
+        patch.setattr(grading, "screen_answers", lambda nb, source=None: {})
+        assert main(["grade", str(root / "unscreened"), "--out", str(root / "bare"),
+                     *common]) == 0
+    return {"screened": _results(root / "out"), "unscreened": _results(root / "bare")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", ATTACKS)
+def test_an_answer_that_rebinds_what_the_tests_call_is_not_run(graded: dict, student: str
+                                                              ) -> None:
+    """Is each attack on what a test cell calls (a check rebound with ``global``, a check
+    replaced in its module through ``getattr(warnings, "sys")``) not run, its question
+    failed with a message naming what it used, while without the screen the same answer
+    scores the question (the attack is armed)?"""
+    _, answers = ATTACKS[student]
+    (qid,) = answers
+    screened = graded["screened"][student]
+    assert screened["status"] == "graded", screened["message"]
+    q = _question(screened, qid)
+    assert q["status"] == "failed" and q["score"] == 0, q
+    assert "this answer was not run" in q["message"] and NAMED[student] in q["message"], q
+    bare = graded["unscreened"][student]
+    assert _question(bare, qid)["status"] == "passed", _question(bare, qid)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", TWINS)
+def test_honest_globals_helpers_and_partials_keep_their_points(graded: dict, student: str
+                                                               ) -> None:
+    """Does each honest twin (a ``global`` counter of the answer's own, helper functions,
+    ``functools.partial``) keep every point of the questions it answers?"""
+    _, answers = TWINS[student]
+    result = graded["screened"][student]
+    assert result["status"] == "graded", result["message"]
+    for qid in answers:
+        q = _question(result, qid)
+        assert (q["status"], q["score"]) == ("passed", q["max_score"]), q
