@@ -31,7 +31,29 @@ def if_on_tracer(exc: BaseException) -> str:
     return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
             "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
             "or mark the argument static (`static_argnames`) if it is a configuration value, "
-            "not data. (`lax.cond` and `while_loop` are taught in chapter 06.)")
+            "not data.")
+
+
+def traced_count(exc: BaseException) -> str:
+    """The hint for a traced value used as a Python int: a loop count (``range(n)``), or an
+    index or a shape."""
+    if user_line_re(r"\brange\(")(exc):
+        return ("A Python loop `for ... in range(n)` needs `n` as a Python int while tracing, "
+                "and here `n` is traced. A count that says how much work to do is a "
+                "configuration value: mark it static, `jax.jit(f, static_argnames=\"n\")` (each "
+                "new count compiles once; the name must match the parameter's). A count that "
+                "changes with the data needs `lax.fori_loop`.")
+    return ("A traced value was used where Python needs a concrete int (an index, a range, a "
+            "shape). Make the argument static with `static_argnames` when it is a setting, or "
+            "keep it an array: index with it inside `jnp` operations, or loop with "
+            "`lax.fori_loop`.")
+
+
+def numpy_on_tracer(exc: BaseException) -> str:
+    """The hint for NumPy called on a traced value, worded for the transformation in play."""
+    return (f"NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value inside "
+            f"{transformation(exc)}: there the values are not known yet, only their shapes and "
+            "dtypes. Use `jax.numpy` (`jnp.…`) for computations on traced arrays.")
 
 
 _ON_TRACER = kind("TracerBoolConversionError", "ConcretizationTypeError")
@@ -59,19 +81,14 @@ HINTS: list[Hint] = [
     Hint("python-if-on-tracer", if_on_tracer,
          kind("TracerBoolConversionError"),
          keys=("lax.cond", "jnp.where")),
-    Hint("traced-index",
-         "A traced value was used where Python needs a concrete int (an index, a range, a "
-         "shape). Use `jax.lax.dynamic_slice`, `lax.fori_loop`, or make the argument static.",
+    Hint("traced-index", traced_count,
          kind("TracerIntegerConversionError"),
          keys=("fori_loop", "static")),
     Hint("boolean-mask",
          "Boolean-mask indexing gives a shape that depends on the data, which jit cannot "
          "compile. Keep the shape fixed: `jnp.where(mask, x, 0)` or `jnp.sum(x, where=mask)`.",
          kind("NonConcreteBooleanIndexError")),
-    Hint("numpy-on-tracer",
-         "NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value: inside "
-         "`jit`, `grad`, `vmap` or `lax.scan` the values are not known yet, only their shapes "
-         "and dtypes. Use `jax.numpy` (`jnp.…`) for computations on traced arrays.",
+    Hint("numpy-on-tracer", numpy_on_tracer,
          kind("TracerArrayConversionError"),
          keys=("jax.numpy", "jnp.")),
     Hint("concrete-value",
