@@ -5,7 +5,10 @@ shape and dtype: a Python ``if``/``while``/``max``, ``int(...)``, NumPy, a data-
 shape cannot use them. The specific hints (a ``while`` loop, ``max``/``min``, ``bincount``)
 come before the general ones for the same error classes (``TracerBoolConversionError`` is a
 ``ConcretizationTypeError``, whose message says "Abstract tracer value encountered"). The
-``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`).
+``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`);
+the hint for a traced loop count suggests what the failing chapter has taught
+(:func:`~autograder.kernel.hints.where.where_of`): a static count before chapter 06, where
+``lax.fori_loop`` is taught, and ``fori_loop`` from there on.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from autograder.kernel.hints.matchers import (
     transformation,
     user_line_re,
 )
+from autograder.kernel.hints.syllabus import TAUGHT, chapter_number
+from autograder.kernel.hints.where import where_of
 
 
 def if_on_tracer(exc: BaseException) -> str:
@@ -28,25 +33,33 @@ def if_on_tracer(exc: BaseException) -> str:
                 "each value stands for a whole batch, so Python cannot pick one branch. Select "
                 "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
                 "`jax.lax.cond` works too, but under vmap it computes both branches.")
-    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
-            "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
-            "or mark the argument static (`static_argnames`) if it is a configuration value, "
-            "not data.")
+    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Select "
+            "with `jnp.where(condition, a, b)` (both sides are computed, then one is picked "
+            "elementwise), or branch with `jax.lax.cond` (loop with `jax.lax.while_loop`); or "
+            "mark the argument static (`static_argnames`) if it is a configuration value, not "
+            "data.")
 
 
 def traced_count(exc: BaseException) -> str:
     """The hint for a traced value used as a Python int: a loop count (``range(n)``), or an
-    index or a shape."""
-    if user_line_re(r"\brange\(")(exc):
-        return ("A Python loop `for ... in range(n)` needs `n` as a Python int while tracing, "
-                "and here `n` is traced. A count that says how much work to do is a "
-                "configuration value: mark it static, `jax.jit(f, static_argnames=\"n\")` (each "
-                "new count compiles once; the name must match the parameter's). A count that "
-                "changes with the data needs `lax.fori_loop`.")
-    return ("A traced value was used where Python needs a concrete int (an index, a range, a "
-            "shape). Make the argument static with `static_argnames` when it is a setting, or "
-            "keep it an array: index with it inside `jnp` operations, or loop with "
-            "`lax.fori_loop`.")
+    index or a shape. Before chapter 06 (``lax.fori_loop``) a loop count is made static; from
+    there on the loop is written with ``fori_loop``, which takes a traced count."""
+    if not user_line_re(r"\brange\(")(exc):
+        return ("A traced value was used where Python needs a concrete int (an index, a range, "
+                "a shape). Make the argument static with `static_argnames` when it is a "
+                "setting, or keep it an array: index with it inside `jnp` operations, or loop "
+                "with `lax.fori_loop`.")
+    head = ("A Python loop `for ... in range(n)` needs `n` as a Python int while tracing, and "
+            "here `n` is traced. ")
+    chapter = chapter_number(where_of(exc).chapter)
+    if chapter is not None and chapter < TAUGHT["lax.fori_loop"]:
+        return head + ("A count that says how much work to do is a setting: mark it static, "
+                       "`jax.jit(f, static_argnames=\"n\")` (each new count compiles once; the "
+                       "name must match the parameter's). `lax.fori_loop` takes a traced count.")
+    return head + ("Loop with `lax.fori_loop(0, n, body, init)`, which takes a traced count "
+                   "(`body(i, carry)` returns the next carry). Mark `n` static "
+                   "(`static_argnames`) only for a fixed setting: each new value compiles again, "
+                   "and the loop is unrolled into the program.")
 
 
 def numpy_on_tracer(exc: BaseException) -> str:
