@@ -410,8 +410,9 @@ def test_a_hint_says_where_an_api_is_taught_in_an_earlier_chapter(
 
 
 def test_the_chapter_of_a_test_cell() -> None:
-    """Is a test cell's chapter read from its expected_values line (a released exercise), then
-    from its code name, and unknown (None) for an anonymous cell?"""
+    """Is a test cell's chapter read from its expected_values line (a released exercise), from
+    the test cell id it names (a graded cell's proof line), then from its code name, and
+    unknown (None) for an anonymous cell?"""
     import linecache
 
     from autograder.kernel.hints.where import chapter_of_cell
@@ -423,6 +424,13 @@ def test_the_chapter_of_a_test_cell() -> None:
         assert chapter_of_cell(name) == "06_control_flow"
     finally:
         del linecache.cache[name]
+    graded = "<graded cell 3>"  # a graded test cell: its proof line names its id
+    source = "__import__('IPython.display')  # 'q2_static_mode_tests 0123abcd'\n"
+    linecache.cache[graded] = (len(source), None, [source], graded)
+    try:
+        assert chapter_of_cell(graded) == "05_jit"
+    finally:
+        del linecache.cache[graded]
     assert chapter_of_cell("<08_sharding tests q6_center_columns_tests>") == "08_sharding"
     assert chapter_of_cell("/tmp/ipykernel_1/2.py", {}) is None
     assert chapter_of_cell("<99_unknown tests>") is None
