@@ -118,7 +118,10 @@ def explain(exc: BaseException) -> Explanation:
     Args:
         exc: the exception raised inside a :func:`feedback` block.
     """
-    own = isinstance(exc, AssertionError) and not raised_by_library(exc)
+    # An empty AssertionError is never a check's (every check says what differed): JAX's own
+    # ``assert`` raises it, and outside IPython JAX removes its frames from the traceback.
+    own = (isinstance(exc, AssertionError) and bool(str(exc).strip())
+           and not raised_by_library(exc))
     attached = attached_advice(exc)
     hint = None
     if not attached:
