@@ -26,18 +26,25 @@ from autograder.kernel.hints.where import where_of
 
 
 def if_on_tracer(exc: BaseException) -> str:
-    """The hint for a Python ``if`` on a traced value, worded for the transformation."""
+    """The hint for a Python ``if`` on a traced value, worded for the transformation; before
+    chapter 06 (``lax.cond``) it leads with ``jnp.where``, which chapter 05 teaches."""
     where = transformation(exc)
     if where == "vmap":
         return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
                 "each value stands for a whole batch, so Python cannot pick one branch. Select "
                 "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
                 "`jax.lax.cond` works too, but under vmap it computes both branches.")
-    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Select "
-            "with `jnp.where(condition, a, b)` (both sides are computed, then one is picked "
-            "elementwise), or branch with `jax.lax.cond` (loop with `jax.lax.while_loop`); or "
-            "mark the argument static (`static_argnames`) if it is a configuration value, not "
-            "data.")
+    chapter = chapter_number(where_of(exc).chapter)
+    if chapter is not None and chapter < TAUGHT["lax.cond"]:
+        return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. "
+                "Select with `jnp.where(condition, a, b)` (both sides are computed, then one is "
+                "picked elementwise), or branch with `jax.lax.cond`; or mark the argument static "
+                "(`static_argnames`) if it is a configuration value, not data.")
+    return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
+            "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
+            "`lax.cond` runs and differentiates only the branch it picks, `jnp.where` computes "
+            "both. Or mark the argument static (`static_argnames`) if it is a configuration "
+            "value, not data.")
 
 
 def traced_count(exc: BaseException) -> str:
