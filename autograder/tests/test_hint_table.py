@@ -1,5 +1,7 @@
 """Tests of the hint table's layout (autograder.kernel.hints.table): small groups, unique names,
-and the precedence between hints that can match the same error (the first match wins)."""
+the precedence between hints that can match the same error (the first match wins), and the
+syllabus (autograder.kernel.hints.syllabus): every API a hint names is taught where it says, and
+a hint shown in an earlier chapter says where."""
 
 from __future__ import annotations
 
