@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from autograder.kernel.hints.attached import attached_advice, case_of
 from autograder.kernel.hints.matchers import Hint, raised_by_library
 from autograder.kernel.hints.table import HINTS
-from autograder.kernel.hints.where import Where, asking, chapter_of_cell, mark
+from autograder.kernel.hints.where import Where, chapter_of_cell, mark
 from autograder.kernel.tracebacks import first_line
 
 
@@ -184,16 +184,15 @@ def feedback(question: str) -> Iterator[None]:
 
     ensure_short_tracebacks()
     caller, namespace = _caller()
-    where = Where(question, chapter_of_cell(caller, namespace))
     changed = restore_default_config()
     if changed:
         print(f"{question}: the tests run with JAX's defaults, so they set "
               f"{', '.join(changed)} back.")
     try:
-        with asking(where), jax.default_matmul_precision("float32"):
+        with jax.default_matmul_precision("float32"):
             yield
     except NotImplementedError as exc:
-        mark(exc, where)
+        mark(exc, Where(question, chapter_of_cell(caller, namespace)))
         print(f"{question}: not attempted yet.")
         print(f"Hint: {hint_for(exc)}")
         exc.add_note(f"Hint: {hint_for(exc)}")
@@ -201,7 +200,7 @@ def feedback(question: str) -> Iterator[None]:
             mark_course_code(exc, caller)
         raise
     except Exception as exc:
-        mark(exc, where)
+        mark(exc, Where(question, chapter_of_cell(caller, namespace)))
         said = explain(exc)
         print(f"{question}: not yet. {said.error}")
         for line in filter(None, [said.case_line, *said.hints]):

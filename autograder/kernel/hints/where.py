@@ -1,9 +1,10 @@
 """Where a failure happened: the question, and the chapter (exercise) it belongs to.
 
 :func:`~autograder.kernel.hints.feedback` knows the question it checks (its label, e.g.
-``"Question 4"``) and finds the chapter from the test cell (:func:`chapter_of_cell`); it marks
-each failure with both (:func:`mark`), so a hint can fit what the learner has been taught
-(:mod:`.syllabus`) and the question it fires in (a hint's text may read :func:`where_of`).
+``"Question 4"``) and, when a check fails, finds the chapter from the test cell
+(:func:`chapter_of_cell`); it marks the failure with both (:func:`mark`), so a hint can fit
+what the learner has been taught (:mod:`.syllabus`) and the question it fires in (a hint's
+text may read :func:`where_of`).
 
 A test cell says its chapter in four ways, tried in order:
 
@@ -29,8 +30,6 @@ import json
 import linecache
 import os
 import re
-from collections.abc import Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 _WHERE = "_autograder_where"
@@ -51,9 +50,6 @@ class Where:
 
     question: str | None = None
     chapter: str | None = None
-
-
-_current: ContextVar[Where] = ContextVar("learn_jax_where", default=Where())  # noqa: B039
 
 
 @functools.cache
@@ -117,21 +113,6 @@ def chapter_of_cell(filename: str | None, namespace: dict | None = None) -> str 
     return None
 
 
-def current() -> Where:
-    """The question being checked now (inside :func:`asking`), else an unknown one."""
-    return _current.get()
-
-
-@contextlib.contextmanager
-def asking(where: Where) -> Iterator[Where]:
-    """Make ``where`` :func:`current` inside the block."""
-    token = _current.set(where)
-    try:
-        yield where
-    finally:
-        _current.reset(token)
-
-
 def mark(exc: BaseException, where: Where) -> None:
     """Record on ``exc`` the question it failed (kept if already marked by an inner block)."""
     if not isinstance(getattr(exc, _WHERE, None), Where):
@@ -140,6 +121,6 @@ def mark(exc: BaseException, where: Where) -> None:
 
 
 def where_of(exc: BaseException) -> Where:
-    """The question ``exc`` failed (:func:`mark`), else the one being checked now."""
+    """The question ``exc`` failed (:func:`mark`), else an unknown one."""
     found = getattr(exc, _WHERE, None)
-    return found if isinstance(found, Where) else current()
+    return found if isinstance(found, Where) else Where()
