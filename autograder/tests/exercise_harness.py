@@ -21,6 +21,10 @@ The report, per question (``report["questions"][answer_id]``):
   every supported JAX version;
 - ``error[case]``: the raw ``"Class: first line"`` of the error (JAX's own words, which may
   differ between versions);
+- ``hint[case]``: the name of the course's generic hint shown for that failure
+  (:func:`autograder.kernel.hints.hint_name`), None when none is shown (the test's own message
+  or advice says it all, or no hint matches); ``own[case]``: whether the message is the
+  course's own (a check's ``AssertionError``), not JAX's or Python's;
 - ``seen[case]``: everything the learner sees: what the test cell printed (the feedback lines
   with their hints) and the error line;
 - ``expect[case]``: the fixture's ``# expect: <text>`` line (None when missing), which must be
@@ -60,7 +64,7 @@ from autograder.grader import reference_run  # noqa: E402
 from autograder.grader.reference_run import run_code, split_hidden  # noqa: E402
 from autograder.grader.release import written_records  # noqa: E402
 from autograder.grader.verdict import record_of, reference_failure  # noqa: E402
-from autograder.kernel.hints import explain, first_line  # noqa: E402
+from autograder.kernel.hints import explain, first_line, hint_name  # noqa: E402
 from autograder.kernel.reporter import collecting, expecting  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "wrong_answers"
@@ -212,7 +216,7 @@ def check(path: Path) -> dict:
         result = _judged(test_source[q.tests_id], ns_q, tests_name, records[q.tests_id])
         entry["stub"] = result.line or "PASSED (should fail)"
         entry["points"] = q.points
-        for field in ("wrong", "error", "seen", "expect", "shown"):
+        for field in ("wrong", "error", "seen", "expect", "shown", "hint", "own"):
             entry[field] = {}
         for fixture in sorted((FIXTURES / path.stem).glob(f"{q.answer_id}__*.py")):
             case = fixture.stem
@@ -228,7 +232,10 @@ def check(path: Path) -> dict:
             if result.exc is None:
                 entry["wrong"][case] = "PASSED (should fail)"
             else:
-                entry["wrong"][case] = explain(result.exc).message
+                said = explain(result.exc)
+                entry["wrong"][case] = said.message
+                entry["hint"][case] = hint_name(result.exc) if said.hint else None
+                entry["own"][case] = said.own
             entry["error"][case] = result.line
             entry["seen"][case] = result.seen
             entry["shown"][case] = result.shown

@@ -1,20 +1,25 @@
 """Tests of the hint table's layout (autograder.kernel.hints.table): small groups, unique names,
-and the precedence between hints that can match the same error (the first match wins)."""
+the precedence between hints that can match the same error (the first match wins), and the
+syllabus (autograder.kernel.hints.syllabus): every API a hint names is taught where it says, and
+a hint shown in an earlier chapter says where."""
 
 from __future__ import annotations
 
 import ast
 import inspect
+import json
 import pkgutil
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import pytest
 
 from autograder.kernel import hints
-from autograder.kernel.hints import hint_name, table
+from autograder.kernel.hints import hint_name, syllabus, table
 from autograder.tests.test_hints import _error_of
 
 MAX_ENTRY_LINES = 80  # the lines of a group's HINTS list: one screen, scanned at a glance
@@ -125,3 +130,77 @@ def test_old_module_name_still_imports_the_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert out.split() == ["True", "True", "True"]
+
+
+# --- the syllabus: hints say where an API the chapter has not taught yet is taught -------------
+
+CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _notebook_text(path: Path) -> str:
+    return "\n".join("".join(cell.get("source", [])) for cell in json.loads(path.read_text())
+                     ["cells"])
+
+
+def test_every_api_is_taught_in_the_chapter_the_syllabus_names() -> None:
+    """Is each chapter the syllabus names one of notebooks/ (by its two-digit prefix), and
+    does that chapter's notebook name the API (in backticks or code)?"""
+    by_number = {path.stem[:2]: path for path in CHAPTERS}
+    missing = {api: chapter for api, chapter in syllabus.TAUGHT.items()
+               if chapter not in by_number
+               or not syllabus._PATTERNS[api].search(_notebook_text(by_number[chapter])
+                                                    .replace("jax.lax.", "lax."))}
+    assert missing == {}
+
+
+def _hint_strings() -> list[str]:
+    """Every string a hint group's source holds (hint texts, and the parts of the functions
+    that word a hint after the error)."""
+    found = []
+    for group in table.GROUPS:
+        tree = ast.parse(inspect.getsource(group))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        found += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                  and isinstance(node.value, str) and id(node) not in docstrings]
+    return found
+
+
+def test_every_jax_name_a_hint_writes_is_in_the_syllabus() -> None:
+    """Does every ``jax.``, ``lax.`` or ``jnp.`` name inside backticks in a hint group's source
+    appear in the syllabus, so the hints can say where it is taught?"""
+    unknown = set()
+    for text in _hint_strings():
+        for span in re.findall(r"`([^`]+)`", text):
+            for name in re.findall(r"(?<![\w.])(?:jax|lax|jnp)\.[\w.]+", span):
+                if not syllabus.apis_in(f"`{name}`"):
+                    unknown.add(name)
+    assert unknown == set()
+
+
+@pytest.mark.parametrize("chapter", [path.stem for path in CHAPTERS])
+def test_fixed_hints_say_where_later_apis_are_taught(chapter: str) -> None:
+    """Shown in each chapter, does every hint with a fixed text say which chapter teaches each
+    API that chapter has not taught yet, and leave the APIs it has taught unannotated?"""
+    for hint in table.HINTS:
+        if callable(hint.text):
+            continue
+        shown = syllabus.annotate(hint.text, chapter)
+        later = syllabus.later_apis(hint.text, chapter)
+        assert all(f"chapter {taught}" in shown for _, taught in later), (hint.name, shown)
+        if not later:
+            assert shown == hint.text, hint.name
+
+
+def test_annotate_marks_each_later_chapter_once_after_its_first_mention() -> None:
+    """Does annotate put ``(chapter NN)`` after the first span naming an API of a later chapter
+    (``jax.lax.fori_loop`` counting as ``lax.fori_loop``), once per chapter, nothing for a
+    chapter already taught, and everything after chapter 01 when the chapter is unknown?"""
+    text = "Use `static_argnames`, or `jax.lax.fori_loop` or `lax.while_loop`; `jnp.where`."
+    assert syllabus.annotate(text, "05_jit") == (
+        "Use `static_argnames`, or `jax.lax.fori_loop` (chapter 06) or `lax.while_loop`; "
+        "`jnp.where`.")
+    assert syllabus.annotate(text, "06_control_flow") == text
+    assert syllabus.annotate(text, None).startswith("Use `static_argnames` (chapter 05), or "
+                                                    "`jax.lax.fori_loop` (chapter 06)")
+    assert syllabus.annotate("`vmap` is taught in chapter 07", "02") == (
+        "`vmap` is taught in chapter 07")

@@ -324,3 +324,115 @@ def test_bincount_without_length_under_jit_gets_a_hint() -> None:
     count = jax.jit(lambda labels, n: jnp.bincount(labels, minlength=n), static_argnums=1)
     exc = _error_of(lambda: count(jnp.array([0, 5]), 3))
     assert hint_name(exc) == "bincount-length" and "length=num_classes" in hint_for(exc)
+
+
+def _centre_with_pmap_axis(x, mesh):
+    """08 Question 6 ported to shard_map with pmap's axis name "i" kept in the collective."""
+    def per_device(block):
+        return block - jax.lax.psum(block.sum(axis=0), "i")
+
+    return jax.shard_map(per_device, mesh=mesh, in_specs=jax.P("data"),
+                         out_specs=jax.P("data"))(x)
+
+
+def test_unknown_mesh_axis_in_a_collective_names_the_mesh_axes() -> None:
+    """Does a collective inside shard_map naming an axis the mesh lacks (JAX 0.10 to 0.12: an
+    empty AssertionError; 0.7: a bare KeyError 'i') get a hint naming the collective, the axis
+    it asked for and the mesh's own axes, so the message is never bare?"""
+    import numpy as np
+    from jax.sharding import AxisType, NamedSharding
+
+    mesh = jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
+    x = jax.device_put(np.ones((4, 2), np.float32), NamedSharding(mesh, jax.P("data")))
+    exc = _error_of(lambda: _centre_with_pmap_axis(x, mesh))
+    text = hint_for(exc)
+    assert hint_name(exc) == "unbound-axis", first_line(exc)
+    assert "names the axis 'i', and the mesh's axes are 'data'" in text
+    assert "jax.lax.psum(..., 'data')" in text
+    # JAX's empty assert is not a check's own message: the learner reads the hint alone.
+    assert not explain(exc).own and explain(exc).message.startswith("Hint: ")
+
+    def old_jax(block):  # JAX 0.7's KeyError, raised on the line that calls the collective
+        return {"data": 0}["i"] + jax.lax.psum(block, "i")
+
+    exc = _error_of(lambda: old_jax(1.0))
+    assert hint_name(exc) == "unbound-axis" and "names the axis 'i'" in hint_for(exc)
+    assert not explain(exc).own and "Hint: " in explain(exc).message
+    # A KeyError from a line with no collective is the learner's own dict lookup: no hint.
+    assert hint_name(_error_of(lambda: {"data": 0}["i"])) is None
+
+
+def test_sharding_type_error_hint_points_to_the_question_s_layout() -> None:
+    """Does the ambiguous-layout hint ask for the layout the question wants, showing both the
+    split-rows layout (08 Question 4) and the whole-copy one (Question 3), never P() alone?"""
+    error = type("ShardingTypeError", (TypeError,), {})(
+        "Contracting dimensions are sharded and it is ambiguous how the output should be "
+        "sharded. Got lhs_contracting_spec=('model',) and rhs_contracting_spec=('model',)")
+    text = hint_for(error)
+    assert "split over 'model'" in text and "the layout the question asks for" in text
+    assert 'out_sharding=P("data", None)' in text and "`out_sharding=P()` puts the whole" in text
+
+
+def _loop_count(x, steps):
+    for _ in range(steps):
+        x = x + 1.0
+    return x
+
+
+def _run_in_cell(chapter: str, code: str, namespace: dict) -> BaseException:
+    """Run ``code`` as a test cell of ``chapter`` (its code name as the harness names it)."""
+    try:
+        exec(compile(code, f"<{chapter} tests q5_tests>", "exec"), namespace)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("expected an exception")
+
+
+def test_a_hint_says_where_an_api_is_taught_in_an_earlier_chapter(
+        capsys: pytest.CaptureFixture) -> None:
+    """Shown in chapter 05, does the hint for a traced loop count suggest static_argnames (taught
+    there) first and say that lax.fori_loop is taught in chapter 06; shown in chapter 06, does
+    it suggest fori_loop (what that chapter's questions ask for), unannotated; and does the
+    exception remember its question and chapter?"""
+    from autograder.kernel.hints.where import where_of
+
+    code = "with feedback('Question 5'):\n    jax.jit(_loop_count)(1.0, 3)\n"
+    exc = _run_in_cell("05_jit", code, {"feedback": feedback, "jax": jax,
+                                        "_loop_count": _loop_count})
+    printed = capsys.readouterr().out
+    assert where_of(exc).chapter == "05_jit" and where_of(exc).question == "Question 5"
+    assert "mark it static, `jax.jit(f, static_argnames=\"n\")`" in printed
+    assert "`lax.fori_loop` (chapter 06)" in printed and "(chapter 05)" not in printed
+    exc = _run_in_cell("06_control_flow", code, {"feedback": feedback, "jax": jax,
+                                                 "_loop_count": _loop_count})
+    printed = capsys.readouterr().out
+    assert "Loop with `lax.fori_loop(0, n, body, init)`" in printed
+    assert "(chapter" not in printed
+    assert "(chapter" not in explain(exc).message  # the harness's explain: the same words
+
+
+def test_the_chapter_of_a_test_cell() -> None:
+    """Is a test cell's chapter read from its expected_values line (a released exercise), from
+    the test cell id it names (a graded cell's proof line), then from its code name, and
+    unknown (None) for an anonymous cell?"""
+    import linecache
+
+    from autograder.kernel.hints.where import chapter_of_cell
+
+    name = "<released cell 7>"
+    source = 'expected_values("06_control_flow", "q1_ema_scan_tests", "abc")\n'
+    linecache.cache[name] = (len(source), None, [source], name)
+    try:
+        assert chapter_of_cell(name) == "06_control_flow"
+    finally:
+        del linecache.cache[name]
+    graded = "<graded cell 3>"  # a graded test cell: its proof line names its id
+    source = "__import__('IPython.display')  # 'q2_static_mode_tests 0123abcd'\n"
+    linecache.cache[graded] = (len(source), None, [source], graded)
+    try:
+        assert chapter_of_cell(graded) == "05_jit"
+    finally:
+        del linecache.cache[graded]
+    assert chapter_of_cell("<08_sharding tests q6_center_columns_tests>") == "08_sharding"
+    assert chapter_of_cell("/tmp/ipykernel_1/2.py", {}) is None
+    assert chapter_of_cell("<99_unknown tests>") is None

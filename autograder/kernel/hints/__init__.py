@@ -25,6 +25,10 @@ The package, read in this order:
   tracing, ``vmap``, sharding...), tried in order, the first match winning;
 - :mod:`.attached`: what a test attaches to an error: its own advice (:func:`advice`) and
   the case it covers (:func:`case`);
+- :mod:`.where`: the question and chapter a failure belongs to (``feedback`` marks each), so
+  a hint can fit its question;
+- :mod:`.syllabus`: which chapter teaches each API a hint names; a hint shown in an earlier
+  chapter says where such an API is taught, ``(chapter 06)``;
 - :mod:`.display`: what the learner sees: the hint for an error (:func:`hint_for`), what to
   show for a failure (:func:`explain`) and the :func:`feedback` wrapper of every test cell.
 

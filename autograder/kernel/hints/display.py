@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from autograder.kernel.hints.attached import attached_advice, case_of
 from autograder.kernel.hints.matchers import Hint, raised_by_library
 from autograder.kernel.hints.table import HINTS
+from autograder.kernel.hints.where import Where, chapter_of_cell, mark
 from autograder.kernel.tracebacks import first_line
 
 
@@ -117,7 +118,10 @@ def explain(exc: BaseException) -> Explanation:
     Args:
         exc: the exception raised inside a :func:`feedback` block.
     """
-    own = isinstance(exc, AssertionError) and not raised_by_library(exc)
+    # An empty AssertionError is never a check's (every check says what differed): JAX's own
+    # ``assert`` raises it, and outside IPython JAX removes its frames from the traceback.
+    own = (isinstance(exc, AssertionError) and bool(str(exc).strip())
+           and not raised_by_library(exc))
     attached = attached_advice(exc)
     hint = None
     if not attached:
@@ -129,13 +133,13 @@ def explain(exc: BaseException) -> Explanation:
     return Explanation(first_line(exc), own, attached, hint, case_of(exc))
 
 
-def _caller_file() -> str | None:
-    """The code name of the cell that entered :func:`feedback` (the test cell), skipping the
-    frames of ``contextlib`` and of this module."""
+def _caller() -> tuple[str | None, dict]:
+    """The code name and globals of the cell that entered :func:`feedback` (the test cell),
+    skipping the frames of ``contextlib`` and of this module."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename in (__file__, contextlib.__file__):
         frame = frame.f_back
-    return frame.f_code.co_filename if frame is not None else None
+    return (frame.f_code.co_filename, frame.f_globals) if frame is not None else (None, {})
 
 
 @contextlib.contextmanager
@@ -159,6 +163,8 @@ def feedback(question: str) -> Iterator[None]:
     on GPUs and TPUs the default is lower (TF32, bfloat16 passes), and a correct answer that
     batches its products differently from the reference would then differ by about 1e-3 from
     the expected values, which were recorded on a CPU.
+    Each failure is marked with its question and chapter (:mod:`.where`), so that its hint
+    says where an API the chapter has not taught yet is taught (:mod:`.syllabus`).
     On failure it prints ``Question: not yet. Error: summary``, the test case that failed (when
     the check was made inside :func:`case`), then the test's own advice and a generic hint when
     one adds something (see :func:`explain`). The exception still propagates (nbgrader counts
@@ -177,7 +183,7 @@ def feedback(question: str) -> Iterator[None]:
     from autograder.kernel.tracebacks import ensure_short_tracebacks, mark_course_code
 
     ensure_short_tracebacks()
-    caller = _caller_file()
+    caller, namespace = _caller()
     changed = restore_default_config()
     if changed:
         print(f"{question}: the tests run with JAX's defaults, so they set "
@@ -186,6 +192,7 @@ def feedback(question: str) -> Iterator[None]:
         with jax.default_matmul_precision("float32"):
             yield
     except NotImplementedError as exc:
+        mark(exc, Where(question, chapter_of_cell(caller, namespace)))
         print(f"{question}: not attempted yet.")
         print(f"Hint: {hint_for(exc)}")
         exc.add_note(f"Hint: {hint_for(exc)}")
@@ -193,6 +200,7 @@ def feedback(question: str) -> Iterator[None]:
             mark_course_code(exc, caller)
         raise
     except Exception as exc:
+        mark(exc, Where(question, chapter_of_cell(caller, namespace)))
         said = explain(exc)
         print(f"{question}: not yet. {said.error}")
         for line in filter(None, [said.case_line, *said.hints]):

@@ -24,7 +24,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import TracebackType
+from types import FrameType, TracebackType
 
 Matcher = Callable[[BaseException], bool]
 
@@ -48,8 +48,15 @@ class Hint:
     keys: tuple[str, ...] = ()
 
     def say(self, exc: BaseException) -> str:
-        """The advice for ``exc`` (a hint may word it after the transformation in play)."""
-        return self.text(exc) if callable(self.text) else self.text
+        """The advice for ``exc``, saying where each API it names is taught when the chapter
+        ``exc`` failed in has not taught it yet (:func:`~.syllabus.annotate`). A hint may word
+        its advice after the error, the transformation in play, or the question
+        (:func:`~.where.where_of`)."""
+        from autograder.kernel.hints.syllabus import annotate
+        from autograder.kernel.hints.where import where_of
+
+        text = self.text(exc) if callable(self.text) else self.text
+        return annotate(text, where_of(exc).chapter)
 
 
 # --- the exception's class and message ---------------------------------------------------------
@@ -175,6 +182,64 @@ def user_line_re(pattern: str) -> Matcher:
     """
     compiled = re.compile(pattern)
     return lambda exc: compiled.search(user_line(exc)) is not None
+
+
+def learner_frames(exc: BaseException) -> Iterator[FrameType]:
+    """The frames of ``exc``'s traceback outside the libraries and this package, innermost
+    first (the learner's code, :func:`autograder.kernel.tracebacks.is_library_file`)."""
+    from autograder.kernel.tracebacks import is_library_file
+
+    for frame, _ in reversed(list(traceback.walk_tb(exc.__traceback__))):
+        if not is_library_file(frame.f_code.co_filename):
+            yield frame
+
+
+# --- collectives and mesh axes -------------------------------------------------------------------
+
+_COLLECTIVE = re.compile(r"(?<![\w])(psum|pmean|pmax|pmin|all_gather|all_to_all|ppermute|"
+                         r"psum_scatter|axis_index|axis_size|pshuffle|pswapaxes)\(")
+
+
+def collective_on_line(exc: BaseException) -> str | None:
+    """The collective (``psum``, ``pmean``, ``all_gather``...) the learner's line that raised
+    calls, or None."""
+    found = _COLLECTIVE.search(user_line(exc))
+    return found.group(1) if found else None
+
+
+def unknown_axis_name(exc: BaseException) -> bool:
+    """A collective named a mesh axis that nothing declares. JAX says so in its own words
+    ("unbound axis name: i") under ``jit``, ``vmap`` and ``pmap``; inside ``shard_map`` it raises
+    a bare ``KeyError: 'i'`` (JAX 0.7) or an empty ``AssertionError`` (JAX 0.10 to 0.12) from the
+    learner's line that calls the collective."""
+    if "unbound axis name" in str(exc):
+        return True
+    bare = (isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str)
+            ) or (isinstance(exc, AssertionError) and not str(exc).strip())
+    return bare and collective_on_line(exc) is not None
+
+
+def axis_named(exc: BaseException) -> str | None:
+    """The axis name a collective asked for: from JAX's message, the ``KeyError``, or the first
+    string on the learner's line that calls the collective."""
+    said = re.search(r"unbound axis name: (\w+)", str(exc))
+    if said:
+        return said.group(1)
+    if isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        return exc.args[0]
+    quoted = re.search(r"""\(.*?['"](\w+)['"]""", user_line(exc))
+    return quoted.group(1) if quoted else None
+
+
+def mesh_axis_names(exc: BaseException) -> tuple[str, ...]:
+    """The axis names of a mesh the learner's frames hold (``mesh`` passed to their function),
+    innermost frame first; empty when none does."""
+    for frame in learner_frames(exc):
+        for value in list(frame.f_locals.values()):
+            names = getattr(value, "axis_names", None)
+            if type(value).__name__.endswith("Mesh") and isinstance(names, tuple):
+                return tuple(str(name) for name in names)
+    return ()
 
 
 # --- the transformation in play ------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 ``pmap`` splits every argument's leading axis over the devices unless ``in_axes`` says
 ``None``: shared parameters and settings mapped by mistake, mapped axes that do not match the
-devices, and a collective naming an axis nothing declared. Shardings and ``shard_map`` are in
+devices, and a collective naming an axis nothing declared (under ``pmap`` or ``shard_map``:
+the old ``pmap`` axis name kept in code ported to a mesh). Shardings and ``shard_map`` are in
 :mod:`.sharding`; this group comes first because a scalar mapped by ``pmap`` can raise the
 error that :mod:`.sharding`'s ``scalar-split`` matches too.
 """
@@ -13,9 +14,13 @@ from autograder.kernel.hints.matchers import (
     Hint,
     all_of,
     any_of,
+    axis_named,
+    collective_on_line,
     kind,
+    mesh_axis_names,
     raised_in,
     says,
+    unknown_axis_name,
     user_line_re,
 )
 
@@ -26,6 +31,27 @@ _PMAP_SHARED = (
     "Parameters and settings are shared, not split: give them `None` in `in_axes`, e.g. "
     "`jax.pmap(step, axis_name=..., in_axes=(None, 0, 0, None))`."
 )
+
+
+
+def unknown_axis(exc: BaseException) -> str:
+    """The hint for a collective naming an axis nothing declared, with the names it could use."""
+    collective = collective_on_line(exc) or "psum"
+    name = axis_named(exc)
+    asked = f"the axis {name!r}" if name else "an axis"
+    names = mesh_axis_names(exc)
+    if names:
+        use = " or ".join(repr(n) for n in names)
+        call = f"jax.lax.{collective}(..., {names[0]!r})"
+        return (f"`{collective}` names {asked}, and the mesh's axes are {use}: inside "
+                "`jax.shard_map` a collective names an axis of the mesh, e.g. `" + call + "`. "
+                "Code ported from `pmap` must use the mesh's name, not the `axis_name=` it "
+                "gave `pmap`.")
+    return (f"`{collective}` names {asked} that nothing around it declares. Inside "
+            "`jax.shard_map` a collective names an axis of the mesh (one of the names the mesh "
+            "was made with, such as \"data\"), and under `jax.pmap` the `axis_name=` it was "
+            "given: code ported from `pmap` must use the mesh's name.")
+
 
 HINTS: list[Hint] = [
     # pmap with shared values mapped over the devices (JAX 0.10: IndexError from inside pmap;
@@ -44,8 +70,7 @@ HINTS: list[Hint] = [
          "`in_axes`, and only the data is split (leading axis = number of devices).",
          any_of(says("pmap got inconsistent sizes"),
                 all_of(kind("IndivisibleError"), raised_in("pmap")))),
-    Hint("unbound-axis",
-         "A collective (psum, pmean, ...) names an axis that no enclosing pmap/shard_map/vmap "
-         "declared: pass `axis_name=` to `jax.pmap`, or use the mesh's axis name.",
-         says("unbound axis name")),
+    # JAX 0.10 to 0.12 raise an empty AssertionError, and 0.7 a bare KeyError: 'i', when a
+    # collective inside shard_map names an axis its mesh lacks: the hint is all there is to read.
+    Hint("unbound-axis", unknown_axis, unknown_axis_name, keys=("axis name",)),
 ]

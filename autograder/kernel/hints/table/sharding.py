@@ -8,6 +8,8 @@ decide, bare ``P(...)`` outside a mesh, and ``shard_map``'s ``out_specs``. ``pma
 
 from __future__ import annotations
 
+import re
+
 from autograder.kernel.hints.matchers import Hint, all_of, any_of, kind, says, says_re
 
 _SCALAR_SPLIT = (
@@ -17,6 +19,22 @@ _SCALAR_SPLIT = (
     "a full copy on every device: `NamedSharding(mesh, P())`; only the batch's rows get "
     "`P(\"data\")`."
 )
+
+
+
+def ambiguous_layout(exc: BaseException) -> str:
+    """The hint for a result layout JAX could not decide on ``Explicit`` axes: name the layout
+    the question asks for, never one layout for every question (``P()`` copies the result)."""
+    summed = re.search(r"contracting_spec=\((['\"]\w+['\"])", str(exc))
+    why = (f"this product sums over an axis split over {summed.group(1)}, so each device holds "
+           "a partial sum, and JAX will not guess where the result lives" if summed else
+           "it cannot decide where this result lives")
+    return ("On mesh axes of type `Explicit` JAX works out every result's layout while it "
+            f"traces; {why}. Give the layout the question asks for with `out_sharding=` on the "
+            "operation: `jnp.matmul(a, b, out_sharding=P(\"data\", None))` keeps the rows "
+            "split over \"data\", `out_sharding=P()` puts the whole result on every device. "
+            "Or move an input first with `jax.sharding.reshard(x, P(...))`.")
+
 
 HINTS: list[Hint] = [
     # A scalar given P("data") by device_put (JAX 0.10: a bare AssertionError "(0, P('data',))";
@@ -34,12 +52,7 @@ HINTS: list[Hint] = [
          "`P(\"data\")`: `in_specs=(P(), P(\"data\"), P(\"data\"))`.",
          says("in_specs entry which is too long")),
     # Explicit mesh axes: JAX could not work out a result's layout while tracing.
-    Hint("sharding-type-error",
-         "On mesh axes of type `Explicit` JAX works out every result's layout while it traces, "
-         "and here it cannot decide, usually because an operation contracts or sums an axis "
-         "that is split over the mesh. Say which layout you want: `out_sharding=` on the "
-         "operation (`jnp.matmul(a, b, out_sharding=P())` for a result replicated on every "
-         "device), or move an input first with `jax.sharding.reshard(x, P(...))`.",
+    Hint("sharding-type-error", ambiguous_layout,
          kind("ShardingTypeError"),
          keys=("out_sharding", "reshard")),
     Hint("bare-spec-without-mesh",

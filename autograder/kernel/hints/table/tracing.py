@@ -5,7 +5,10 @@ shape and dtype: a Python ``if``/``while``/``max``, ``int(...)``, NumPy, a data-
 shape cannot use them. The specific hints (a ``while`` loop, ``max``/``min``, ``bincount``)
 come before the general ones for the same error classes (``TracerBoolConversionError`` is a
 ``ConcretizationTypeError``, whose message says "Abstract tracer value encountered"). The
-``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`).
+``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`);
+the hint for a traced loop count suggests what the failing chapter has taught
+(:func:`~autograder.kernel.hints.where.where_of`): a static count before chapter 06, where
+``lax.fori_loop`` is taught, and ``fori_loop`` from there on.
 """
 
 from __future__ import annotations
@@ -18,20 +21,59 @@ from autograder.kernel.hints.matchers import (
     transformation,
     user_line_re,
 )
+from autograder.kernel.hints.syllabus import TAUGHT, chapter_number
+from autograder.kernel.hints.where import where_of
 
 
 def if_on_tracer(exc: BaseException) -> str:
-    """The hint for a Python ``if`` on a traced value, worded for the transformation."""
+    """The hint for a Python ``if`` on a traced value, worded for the transformation; before
+    chapter 06 (``lax.cond``) it leads with ``jnp.where``, which chapter 05 teaches."""
     where = transformation(exc)
     if where == "vmap":
         return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
                 "each value stands for a whole batch, so Python cannot pick one branch. Select "
                 "elementwise with `jnp.where(condition, a, b)` (or `jnp.minimum`/`jnp.maximum`); "
                 "`jax.lax.cond` works too, but under vmap it computes both branches.")
+    chapter = chapter_number(where_of(exc).chapter)
+    if chapter is not None and chapter < TAUGHT["lax.cond"]:
+        return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. "
+                "Select with `jnp.where(condition, a, b)` (both sides are computed, then one is "
+                "picked elementwise), or branch with `jax.lax.cond`; or mark the argument static "
+                "(`static_argnames`) if it is a configuration value, not data.")
     return (f"A Python `if`/`while`/`and`/`or` looked at a traced value inside {where}. Branch "
             "with `jax.lax.cond` or select with `jnp.where` (loop with `jax.lax.while_loop`); "
-            "or mark the argument static (`static_argnames`) if it is a configuration value, "
-            "not data. (`lax.cond` and `while_loop` are taught in chapter 06.)")
+            "`lax.cond` runs and differentiates only the branch it picks, `jnp.where` computes "
+            "both. Or mark the argument static (`static_argnames`) if it is a configuration "
+            "value, not data.")
+
+
+def traced_count(exc: BaseException) -> str:
+    """The hint for a traced value used as a Python int: a loop count (``range(n)``), or an
+    index or a shape. Before chapter 06 (``lax.fori_loop``) a loop count is made static; from
+    there on the loop is written with ``fori_loop``, which takes a traced count."""
+    if not user_line_re(r"\brange\(")(exc):
+        return ("A traced value was used where Python needs a concrete int (an index, a range, "
+                "a shape). Make the argument static with `static_argnames` when it is a "
+                "setting, or keep it an array: index with it inside `jnp` operations, or loop "
+                "with `lax.fori_loop`.")
+    head = ("A Python loop `for ... in range(n)` needs `n` as a Python int while tracing, and "
+            "here `n` is traced. ")
+    chapter = chapter_number(where_of(exc).chapter)
+    if chapter is not None and chapter < TAUGHT["lax.fori_loop"]:
+        return head + ("A count that says how much work to do is a setting: mark it static, "
+                       "`jax.jit(f, static_argnames=\"n\")` (each new count compiles once; the "
+                       "name must match the parameter's). `lax.fori_loop` takes a traced count.")
+    return head + ("Loop with `lax.fori_loop(0, n, body, init)`, which takes a traced count "
+                   "(`body(i, carry)` returns the next carry). Mark `n` static "
+                   "(`static_argnames`) only for a fixed setting: each new value compiles again, "
+                   "and the loop is unrolled into the program.")
+
+
+def numpy_on_tracer(exc: BaseException) -> str:
+    """The hint for NumPy called on a traced value, worded for the transformation in play."""
+    return (f"NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value inside "
+            f"{transformation(exc)}: there the values are not known yet, only their shapes and "
+            "dtypes. Use `jax.numpy` (`jnp.…`) for computations on traced arrays.")
 
 
 _ON_TRACER = kind("TracerBoolConversionError", "ConcretizationTypeError")
@@ -59,19 +101,14 @@ HINTS: list[Hint] = [
     Hint("python-if-on-tracer", if_on_tracer,
          kind("TracerBoolConversionError"),
          keys=("lax.cond", "jnp.where")),
-    Hint("traced-index",
-         "A traced value was used where Python needs a concrete int (an index, a range, a "
-         "shape). Use `jax.lax.dynamic_slice`, `lax.fori_loop`, or make the argument static.",
+    Hint("traced-index", traced_count,
          kind("TracerIntegerConversionError"),
          keys=("fori_loop", "static")),
     Hint("boolean-mask",
          "Boolean-mask indexing gives a shape that depends on the data, which jit cannot "
          "compile. Keep the shape fixed: `jnp.where(mask, x, 0)` or `jnp.sum(x, where=mask)`.",
          kind("NonConcreteBooleanIndexError")),
-    Hint("numpy-on-tracer",
-         "NumPy (`np.…`, `np.asarray`, `float(...)`) was called on a traced value: inside "
-         "`jit`, `grad`, `vmap` or `lax.scan` the values are not known yet, only their shapes "
-         "and dtypes. Use `jax.numpy` (`jnp.…`) for computations on traced arrays.",
+    Hint("numpy-on-tracer", numpy_on_tracer,
          kind("TracerArrayConversionError"),
          keys=("jax.numpy", "jnp.")),
     Hint("concrete-value",

@@ -1,4 +1,5 @@
 # expect: KeyReuseError: Previously-consumed key passed to jit-compiled function
+# hint: Split it first, `key, subkey = jax.random.split(key)`
 # Sharp bit: reused key -- all three draws come from the same key, so they are correlated
 def sample_population(key, n):
     probs = jnp.array([0.40, 0.10, 0.05, 0.45])

@@ -1,4 +1,4 @@
-# expect: Hint: `jax.grad` has no `static_argnums`: choose the arguments to differentiate with `argnums`
+# expect: Hint: `jax.grad` has no `static_argnums` (chapter 05): choose the arguments to differentiate with `argnums`
 # Sharp bit: static_argnums (a jit option) used to pick the differentiated args; grad has argnums
 import jax
 

@@ -1,4 +1,4 @@
-# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value inside jit. Branch with `jax.lax.cond` or select with `jnp.where`
+# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value inside jit. Select with `jnp.where(condition, a, b)`
 # Sharp bit: Python `if` on a traced value inside jit (TracerBoolConversionError)
 @jax.jit
 def clip_by_norm(x, max_norm):

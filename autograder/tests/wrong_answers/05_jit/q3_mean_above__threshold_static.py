@@ -1,4 +1,5 @@
 # expect: Hint: An array (or a traced value) was passed as a static argument
+# hint: leave it out of `static_argnames`
 # Sharp bit: data marked static (every new threshold compiles a new program)
 @partial(jax.jit, static_argnames="threshold")
 def mean_above(x, threshold):

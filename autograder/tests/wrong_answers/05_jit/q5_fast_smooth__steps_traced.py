@@ -1,4 +1,5 @@
-# expect: Hint: A traced value was used where Python needs a concrete int (an index, a range, a shape)
+# expect: Hint: A Python loop `for ... in range(n)` needs `n` as a Python int while tracing
+# hint: mark it static, `jax.jit(f, static_argnames="n")`
 # Sharp bit: static argument omitted (range() of a traced value)
 def build_fast_smooth():
     """Return fast(x, steps): the same values as smooth(x, steps), as one compiled call."""

@@ -1,4 +1,5 @@
-# expect: Hint: A traced value was used where Python needs a concrete int (an index, a range, a shape). Use `jax.lax.dynamic_slice`, `lax.fori_loop`
+# expect: Hint: A Python loop `for ... in range(n)` needs `n` as a Python int while tracing
+# hint: Loop with `lax.fori_loop(0, n, body, init)`, which takes a traced count
 # Sharp bit: Python range() over a traced trip count (TracerIntegerConversionError under jit)
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 # expect: Hint: An array (or a traced value) was passed as a static argument
+# hint: loop with `lax.fori_loop` when a count is traced
 # Sharp bit: a static trip count "fixes" jit but unrolls the loop: the jaxpr grows with it
 from functools import partial
 

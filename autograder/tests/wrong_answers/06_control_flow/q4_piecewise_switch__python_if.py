@@ -1,4 +1,5 @@
 # expect: Branch with `jax.lax.cond` or select with `jnp.where`
+# hint: `lax.cond` runs and differentiates only the branch it picks
 # Sharp bit: Python if on a traced value (TracerBoolConversionError under jit)
 import jax.numpy as jnp
 

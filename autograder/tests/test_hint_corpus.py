@@ -1,0 +1,142 @@
+"""The wrong-answer corpus on every runtime: each failure names a fix, and each hint fits.
+
+Every fixture in ``wrong_answers/NN_name/`` is a realistic mistake. Run by the exercise harness
+(:mod:`autograder.tests.exercise_harness`) on each kernel runtime (the tools' JAX, Colab's and
+the newest; ``LEARN_JAX_RUNTIMES`` says which, :func:`autograder.tests.conftest.kernel_runtime`),
+with this checkout on the path, these tests ask of what the learner reads:
+
+- no failure is empty or bare: an error JAX or Python raised is explained by a hint or the
+  test's advice, and a check's own message says something (issue 36: ``KeyError: 'i'`` in
+  Colab, an empty ``AssertionError:`` on the grader's page);
+- every generic hint that fires is asserted to fit its question by the fixture: its
+  ``# expect:`` line quotes the hint, or a ``# hint:`` line (the second line) names what the
+  hint must suggest for that question;
+- no hint names an API the fixture's chapter has not taught without saying where it is taught
+  (:mod:`autograder.kernel.hints.syllabus`).
+
+The harness's reports are shared with test_exercises.py and test_runtimes.py (one run per
+source and runtime in a test session).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.kernel.hints.syllabus import later_apis
+from autograder.tests.conftest import KernelRuntime
+from autograder.tests.exercise_harness import FIXTURES, expectation
+from autograder.tests.harness_runs import harness_report, source_param
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
+HINT_PREFIX = "# hint:"
+
+pytestmark = pytest.mark.runtimes
+
+
+def hint_expectation(fixture: Path) -> str | None:
+    """The text after ``# hint:`` on the fixture's second line (what the hint that fires for
+    this mistake must suggest), or None without one."""
+    lines = fixture.read_text().splitlines()
+    if len(lines) > 1 and lines[1].startswith(HINT_PREFIX):
+        return lines[1][len(HINT_PREFIX):].strip() or None
+    return None
+
+
+# Words in a row: a sentence, which a bare value (``'i'``, ``(0, P('data',))``) never holds.
+_SENTENCE = re.compile(r"[A-Za-z]{2,}\W{1,3}[A-Za-z]{2,}")
+
+
+def bare(message: str) -> bool:
+    """Whether ``message`` (what the learner reads about a failure: its lines) names nothing to
+    act on: empty, or only error lines each holding a class name and at most a bare value
+    (a key, a number, a repr), with no hint line."""
+    said = [line for line in message.splitlines() if line.strip()
+            and not line.startswith("Case: ")]
+    if any(line.startswith("Hint: ") for line in said):
+        return False
+    return all(not _SENTENCE.search(line.partition(":")[2]) for line in said)
+
+
+def test_bare_recognises_empty_and_bare_messages() -> None:
+    """Does ``bare`` flag an empty message, a class name alone and ``KeyError: 'i'``, and pass a
+    sentence or anything with a hint line?"""
+    for message in ("", "AssertionError:", "KeyError: 'i'", "Case: one row.\nIndexError: 3",
+                    "AssertionError: (0, P('data',))"):
+        assert bare(message), message
+    for message in ("KeyError: 'i'\nHint: `psum` names the axis 'i'",
+                    "AssertionError: f(x) has the wrong shape: expected (3,), got (4,)"):
+        assert not bare(message), message
+
+
+@pytest.fixture(scope="module", params=[source_param(p) for p in SOURCES])
+def source(request: pytest.FixtureRequest) -> Path:
+    """Each exercise source in turn (a source that times answers is marked ``timing``)."""
+    return request.param
+
+
+def _cases(report: dict) -> list[tuple[str, str, dict]]:
+    """(question, case, that case's fields) of every wrong answer the report ran."""
+    return [(q, case, {field: entry.get(field, {}).get(case) for field in
+                       ("wrong", "error", "seen", "expect", "hint", "own")})
+            for q, entry in report["questions"].items() for case in entry.get("wrong", {})]
+
+
+def test_every_wrong_answer_names_a_fix(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, is no wrong answer's message empty or bare, and is every error that
+    JAX or Python raised (not a check's own message) explained by a hint or the test's
+    advice?"""
+    report = harness_report(source, any_runtime.python)
+    assert report["errors"] == []
+    problems = {}
+    for _, case, said in _cases(report):
+        if said["wrong"] in (None, "PASSED (should fail)"):
+            continue  # test_exercises / test_runtimes report a wrong answer that passes
+        explained = "Hint: " in said["wrong"]
+        if bare(said["wrong"]) or not (said["own"] or explained):
+            problems[case] = said["wrong"]
+    assert problems == {}, any_runtime
+
+
+def test_every_hint_that_fires_fits_its_question(any_runtime: KernelRuntime, source: Path
+                                                 ) -> None:
+    """On each runtime, does every wrong answer for which a generic hint fires assert what the
+    hint must say for its question (its ``# expect:`` line quotes the hint, or its ``# hint:``
+    line names what the hint suggests), and does the learner see it (the ``# expect:`` text
+    test_exercises.py and test_runtimes.py check)?"""
+    report = harness_report(source, any_runtime.python)
+    unasserted, unfit = {}, {}
+    for _, case, said in _cases(report):
+        if not said["hint"]:
+            continue
+        fixture = FIXTURES / source.stem / f"{case}.py"
+        wanted = hint_expectation(fixture)
+        expect = expectation(fixture) or ""
+        hint_lines = "\n".join(line for line in (said["seen"] or "").splitlines()
+                               if line.startswith("Hint: "))
+        quoted = bool(expect) and (expect.startswith("Hint: ") or expect in hint_lines)
+        if wanted is None and not quoted:
+            unasserted[case] = {"hint": said["hint"], "says": hint_lines}
+        elif wanted is not None and wanted not in hint_lines:
+            unfit[case] = {"hint": said["hint"], "must say": wanted, "says": hint_lines}
+    assert unasserted == {} and unfit == {}, any_runtime
+
+
+def test_no_hint_names_a_later_chapter_unannounced(any_runtime: KernelRuntime, source: Path
+                                                   ) -> None:
+    """On each runtime, does every hint line a wrong answer shows name only APIs the source's
+    chapter has taught, or say which chapter teaches the others?"""
+    report = harness_report(source, any_runtime.python)
+    found = {}
+    for _, case, said in _cases(report):
+        for line in (said["seen"] or "").splitlines():
+            if not line.startswith("Hint: "):
+                continue
+            missing = [api for api, taught in later_apis(line, source.stem)
+                       if f"chapter {taught}" not in line]
+            if missing:
+                found[case] = (missing, line)
+    assert found == {}, any_runtime
