@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -46,12 +47,27 @@ def check_jitted(fn: Any, name: str = "the function", *, args: tuple | None = No
     """
     from autograder.kernel.reporter import observe
 
-    problem = None if is_jitted(fn) else (
-        f"{name} is a plain {type(fn).__name__}, not a jitted function. Wrap it: "
-        "`f = jax.jit(f)` or decorate the def with `@jax.jit`.")
+    problem = None if is_jitted(fn) else not_jitted_message(fn, name)
     if problem is None and args is not None:
         problem = callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
     observe(f"{name} is jitted", problem)
+
+
+def not_jitted_message(fn: Any, name: str) -> str:
+    """What :func:`check_jitted` says of ``fn``, named ``name``, when it is not jitted.
+
+    A builder's result (``name`` a call, such as ``build_fast_smooth()``) is told to jit once
+    inside the builder and return that, and why calling ``jax.jit`` inside each call is no
+    answer; a plain name is told to wrap or decorate it.
+    """
+    kind = type(fn).__name__
+    builder = re.search(r"(\w+)\(.*\)$", name)
+    if builder:
+        return (f"the function {name} returns is a plain {kind}, not a jitted function: jit "
+                f"it once inside {builder.group(1)} and return that (`return jax.jit(f, ...)`). "
+                "A `jax.jit(f)(...)` inside each call traces and compiles again on every call.")
+    return (f"{name} is a plain {kind}, not a jitted function. Wrap it: `f = jax.jit(f)` or "
+            "decorate the def with `@jax.jit`.")
 
 
 def cache_size(fn: Any) -> int:

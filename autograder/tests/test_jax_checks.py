@@ -248,3 +248,18 @@ def test_check_vectorised_and_check_jitted_name_host_callbacks() -> None:
     check_vectorised(honest, make, name="batched")
     check_jitted(honest, "batched", args=make(3))
     check_no_retrace(honest, *make(3), name="batched")
+
+
+def test_a_builder_returning_a_plain_function_is_told_to_jit_once_inside_it() -> None:
+    """Is a builder's plain result (named as a call) told to jit once inside the builder and
+    why a jax.jit inside each call is no answer, while a plain name is told to wrap it?"""
+    from autograder.kernel.jax_checks import not_jitted_message
+
+    said = not_jitted_message(lambda x: x, "build_fast_smooth()")
+    assert said.startswith("the function build_fast_smooth() returns is a plain function")
+    assert "jit it once inside build_fast_smooth" in said
+    assert "compiles again on every call" in said
+    assert not_jitted_message(lambda x: x, "train_step(params)").startswith(
+        "the function train_step(params) returns")
+    plain = not_jitted_message(lambda x: x, "clip_by_norm")
+    assert plain.startswith("clip_by_norm is a plain function") and "@jax.jit" in plain

@@ -1,4 +1,4 @@
-# expect: build_normalise() is a plain function, not a jitted function
+# expect: the function build_normalise() returns is a plain function, not a jitted function: jit it once inside build_normalise
 # Sharp bit: unjitted function handed in as jitted
 def build_normalise():
     """Return a jitted function normalise(x, mode) whose `mode` is a static argument."""

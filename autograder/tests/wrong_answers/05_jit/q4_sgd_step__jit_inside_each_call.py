@@ -1,4 +1,4 @@
-# expect: build_sgd_step() is a plain function, not a jitted function
+# expect: the function build_sgd_step() returns is a plain function, not a jitted function: jit it once inside build_sgd_step
 # Sharp bit: jax.jit applied to a fresh lambda inside the function, on every call (retraces)
 def build_sgd_step():
     """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""

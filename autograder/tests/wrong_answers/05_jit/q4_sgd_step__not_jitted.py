@@ -1,4 +1,4 @@
-# expect: build_sgd_step() is a plain function, not a jitted function. Wrap it
+# expect: the function build_sgd_step() returns is a plain function, not a jitted function: jit it once inside build_sgd_step
 # Sharp bit: unjitted function handed in as jitted
 def build_sgd_step():
     """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""
