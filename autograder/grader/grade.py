@@ -50,6 +50,7 @@ from autograder.grader.reference_run import (
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
+from autograder.grader.runtime_choice import AUTO, CHOICES, TOOLS, RuntimeMissing, resolve
 from autograder.grader.submissions import Submission, assignments, current_name, discover
 
 
@@ -170,6 +171,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the trusted runs of the reference answers (their records, "
                              "and the compiled programs kernels share) in DIR, and reuse them "
                              "in later runs while the source, JAX and the grader are the same")
+    parser.add_argument("--runtime", choices=CHOICES, default=AUTO,
+                        help="the JAX runtime that runs every submission and its reference "
+                             "answers: colab, newest (built by .ci/runtimes.py), tools (the "
+                             "grader's own), or auto (the default): the one the learner ran, "
+                             "from the notebook's recorded JAX version or Colab's metadata")
     parser.add_argument("--require-sandbox", action="store_true",
                         help="refuse to grade (exit 2, before any submission's code runs) "
                              "unless kernels run in the bubblewrap sandbox; CI uses this")
@@ -228,8 +234,11 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
         # The trusted runs of the reference answers go on beside the grading (a grading job
         # waits for an assignment's records only when it decides that assignment's checks).
         def record_all() -> list[concurrent.futures.Future]:
-            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records)
-                    for name in first_seen]
+            # on the runtime asked for (with auto, the grader's own: each submission's
+            # runtime's records are made when it needs them)
+            ahead = resolve(limits.runtime if limits.runtime != AUTO else TOOLS)
+            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records,
+                                    runtime=ahead) for name in first_seen]
 
         if args.jobs == 1:
             from autograder.grader.grading import grade_one
@@ -317,7 +326,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"shard {k}/{n}: {len({s.student for s in subs})} student(s), {len(subs)} "
               "submission(s)", file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
-    limits = Limits(args.cell_timeout, args.notebook_timeout)
+    runtime = getattr(args, "runtime", AUTO)
+    limits = Limits(args.cell_timeout, args.notebook_timeout, runtime=runtime)
+    if runtime != AUTO:
+        try:
+            resolve(runtime)
+        except RuntimeMissing as exc:  # before any kernel starts; never another runtime
+            print(f"error: --runtime {runtime}: {exc}", file=sys.stderr)
+            return 2
     isolated = isolation()
     if isolated != "bubblewrap" and getattr(args, "require_sandbox", False):
         from autograder.grader import sandbox
@@ -350,12 +366,12 @@ def run(args: argparse.Namespace) -> int:
         close_workers()
     progress.done()
     for r in results:
-        r.environment = env
+        r.environment = r.environment or env  # the runtime's, where grading recorded it
         r.isolation = isolated
         r.write(args.out)  # what the grader found; the reports show the hand-set scores too
     write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
     for r in shown:
-        r.environment, r.isolation = env, isolated
+        r.environment, r.isolation = r.environment or env, isolated
     _keep_fetch_record(args.paths, args.out)
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
     print((args.out / "summary.md").read_text(encoding="utf-8"))

@@ -48,6 +48,10 @@ _RECORDED = re.compile(r"^JAX (\d+(?:\.\d+)+) on (?:CPU|GPU|TPU)\b", re.M)
 class RuntimeMissing(RuntimeError):
     """The runtime chosen is not installed here; the message says how to add it."""
 
+    def __init__(self, name: str) -> None:
+        super().__init__(how_to_add(name))
+        self.name = name
+
 
 @dataclass(frozen=True)
 class Runtime:
@@ -212,6 +216,35 @@ def resolve(name: str, found: dict[str, Runtime] | None = None) -> Runtime:
     """
     found = installed() if found is None else found
     if name not in found:
-        raise RuntimeMissing(how_to_add(name))
+        raise RuntimeMissing(name)
     return found[name]
 
+
+
+# The graded notebook's metadata the feedback page reads: the runtime that graded it
+# (written by the grader after autograde, over anything a submission put there).
+PAGE_KEY = "learn_jax_graded_on"
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The runtime a submission is graded on, and what its result and page say about it."""
+
+    runtime: Runtime
+    why: str
+
+    @property
+    def page(self) -> dict[str, str]:
+        """``result.json``'s ``runtime`` and the page's line: name, JAX, Python, title, why."""
+        return {**self.runtime.describe(), "why": self.why}
+
+
+def choose_runtime(submitted: Any, requested: str = AUTO) -> Chosen:
+    """Choose the runtime for the ``submitted`` notebook (:func:`choose`, from what the
+    learner's notebook says) and check it is installed.
+
+    Raises:
+        RuntimeMissing: the runtime chosen is not installed (never replaced by another).
+    """
+    name, why = choose(submitted, requested)
+    return Chosen(resolve(name), why)
