@@ -50,7 +50,14 @@ from autograder.grader.reference_run import (
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
-from autograder.grader.runtime_choice import AUTO, CHOICES, TOOLS, RuntimeMissing, resolve
+from autograder.grader.runtime_choice import (
+    AUTO,
+    CHOICES,
+    RUNTIME_VARIABLE,
+    TOOLS,
+    RuntimeMissing,
+    resolve,
+)
 from autograder.grader.submissions import Submission, assignments, current_name, discover
 
 
@@ -171,11 +178,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the trusted runs of the reference answers (their records, "
                              "and the compiled programs kernels share) in DIR, and reuse them "
                              "in later runs while the source, JAX and the grader are the same")
-    parser.add_argument("--runtime", choices=CHOICES, default=AUTO,
+    parser.add_argument("--runtime", choices=CHOICES,
+                        default=os.environ.get(RUNTIME_VARIABLE, AUTO),
                         help="the JAX runtime that runs every submission and its reference "
                              "answers: colab, newest (built by .ci/runtimes.py), tools (the "
-                             "grader's own), or auto (the default): the one the learner ran, "
-                             "from the notebook's recorded JAX version or Colab's metadata")
+                             "grader's own), or auto: the one the learner ran, from the "
+                             "notebook's recorded JAX version or Colab's metadata (the "
+                             f"default; ${RUNTIME_VARIABLE} sets another)")
     parser.add_argument("--require-sandbox", action="store_true",
                         help="refuse to grade (exit 2, before any submission's code runs) "
                              "unless kernels run in the bubblewrap sandbox; CI uses this")
@@ -327,6 +336,10 @@ def run(args: argparse.Namespace) -> int:
               "submission(s)", file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
     runtime = getattr(args, "runtime", AUTO)
+    if runtime not in CHOICES:  # from the environment variable: argparse checks only options
+        print(f"error: ${RUNTIME_VARIABLE}={runtime}: choose from {', '.join(CHOICES)}",
+              file=sys.stderr)
+        return 2
     limits = Limits(args.cell_timeout, args.notebook_timeout, runtime=runtime)
     if runtime != AUTO:
         try:

@@ -7,8 +7,9 @@ environments that ``.ci/runtimes.py`` builds and registers as Jupyter kernels
 Python and JAX). A learner writes on one of them; an answer that uses an API only that JAX
 has, or meets a behaviour only it shows, is graded there (:func:`choose`):
 
-1. an instructor's ``grade --runtime NAME`` (``colab``, ``newest`` or ``tools``) for every
-   submission; else, with ``--runtime auto`` (the default):
+1. an instructor's ``grade --runtime NAME`` (``colab``, ``newest`` or ``tools``; the
+   environment variable ``LEARN_JAX_GRADE_RUNTIME`` sets the default) for every submission;
+   else, with ``--runtime auto`` (the default):
 2. the JAX version the notebook recorded: the course's runtime cell (``describe()``) prints
    ``JAX <version> on <backend>``; a version one of the runtimes has picks it;
 3. a notebook Colab saved (its metadata holds a ``colab`` section): Colab's runtime;
@@ -42,6 +43,7 @@ AUTO = "auto"
 KERNELS = {"colab": "learn-jax-colab", "newest": "learn-jax-newest"}
 NAMES = (*KERNELS, TOOLS)
 CHOICES = (*NAMES, AUTO)
+RUNTIME_VARIABLE = "LEARN_JAX_GRADE_RUNTIME"  # grade --runtime's default, when set
 _RECORDED = re.compile(r"^JAX (\d+(?:\.\d+)+) on (?:CPU|GPU|TPU)\b", re.M)
 
 
