@@ -270,6 +270,49 @@ def _speedups(d: dict[str, Any], image: str = "course_speedups") -> list[str]:
             f"Measured on {_machine(d['environment'])}.", ""]
 
 
+_TERM_STAGES = {
+    "fetch": "`fetch --deadline --roster --jobs N`: list, clone, take each repository at "
+             "its last push by the deadline, copy the notebooks",
+    "shards": "the shards' results written (synthetic, see above: no grading)",
+    "merge": "`merge`: verify each shard's manifest, copy the results",
+    "gradebook": "every grade recorded in the nbgrader gradebook (SQLite), the assignment "
+                 "generated into it first",
+    "reports": "`grades.csv`, `summary.md`, `scores.png`",
+    "Canvas export": "the Canvas gradebook import from Canvas's export of every learner",
+    "Moodle export": "the Moodle grade import, keyed by the roster",
+    "return feedback": "`return-feedback --jobs N`: one commit per learner, pushed",
+}
+
+
+def _term(d: dict[str, Any]) -> list[str]:
+    """The term's wall time per stage, and what each stage produced."""
+    total = sum(d["seconds"].values())
+    rows = ["| stage | what runs | seconds | share |", "|---|---|---:|---:|"]
+    rows += [f"| {name} | {_TERM_STAGES.get(name, '')} | {sec:.1f} | {sec / total:.0%} |"
+             for name, sec in d["seconds"].items()]
+    f, e, load = d["fetch"], d["exports"], d["load_average"]
+    return [f"{d['learners']:,} learners, assignment {', '.join(d['assignments'])}, "
+            f"{d['shards']} shards, `--jobs {d['jobs']}`: **{total:.0f} s** from fetch to the "
+            f"last feedback pushed ({total / 60:.1f} minutes; making the {d['learners']:,} "
+            f"repositories beforehand took {d['setup_seconds']:g} s more).", "", *rows, "",
+            f"- fetch took {f['taken']} repositories ({f['failed']} failed, {f['not_taken']} "
+            f"not taken); {f['late']} learners pushed after the deadline, {f['backdated']} of "
+            "them with commits dated before it (reported as backdated).",
+            f"- {d['results']} results merged; the Canvas file has {e['canvas']['rows']} rows "
+            f"and the Moodle file {e['moodle']['rows']} (headers and Canvas's points row "
+            f"included; unmatched: {e['canvas']['unmatched']} and {e['moodle']['unmatched']}); "
+            f"`summary.md` is {d['summary_bytes'] / 1024:.0f} KiB.",
+            f"- Feedback pushed to {d['returned']['pushed']} repositories "
+            f"({d['returned']['failed']} failed).",
+            f"- Each feedback page stood in at {d['page_kb']} KiB (a size chosen, not measured).",
+            f"- The load average was {load['before']:g} when the run began and "
+            f"{load['after']:g} when it ended, on {d['environment']['cpu_count']} CPUs"
+            + (": the machine was shared, so every stage here is slower than it would be on "
+               "the machine alone." if max(load.values()) > d["environment"]["cpu_count"]
+               else "."), "",
+            *_image("term_at_scale"), f"Measured on {_machine(d['environment'])}.", ""]
+
+
 def _seconds(value: float) -> str:
     from autograder.kernel.timing import format_seconds
 
@@ -288,6 +331,14 @@ SECTIONS = (
      "with `--jobs` set to the CPU count. Beside them, the notebooks (b) executed (rebuilt, "
      "tests and all) are executed again with nbclient alone, one fresh kernel each, cold: "
      "what grading costs over merely running the work."),
+    ("A week of a 1,000-learner term", "term_at_scale", _term,
+     "One assignment's weekly cycle for a class of 1,000 (`bench/term.py`), every stage as "
+     "the instructor's commands run it, except grading: grading 1,000 notebooks takes hours "
+     "on this machine (the section above measures grading itself), so the shards' results "
+     "are synthesised as `grade` writes them (each `result.json` with the assignment's real "
+     "questions and points, a stand-in feedback page, the shard's manifest). The "
+     "learners' repositories are local (`file://`), listed and dated by a stand-in for "
+     "GitHub's REST API on the same machine, so no network time is in these figures."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
      "one (false pass). Target: 0 of 100 for each."),

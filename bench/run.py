@@ -5,8 +5,10 @@
     python -m bench.run --tiny --out DIR  # a quick check that they run (make test uses it)
 
 Benchmarks: throughput (grading), fidelity (timing tests), build (the book), speedups (the
-chapters' timing charts, and a large matrix product). When build and speedups run together,
-the charts are those the clean book build drew; ``--only speedups`` executes the chapters.
+chapters' timing charts, and a large matrix product), term (a week of a 1,000-learner term:
+fetch, shards, merge, gradebook, reports, LMS files, feedback return). When build and
+speedups run together, the charts are those the clean book build drew; ``--only speedups``
+executes the chapters.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import build, common, fidelity, report, speedups, throughput
+from bench import build, common, fidelity, report, speedups, term, throughput
 
-NAMES = ("throughput", "fidelity", "build", "speedups")
+NAMES = ("throughput", "fidelity", "build", "speedups", "term")
 
 
 def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
@@ -73,6 +75,14 @@ def _speedups(tiny: bool, out: Path, timings: Path) -> None:
           f"{common.save('course_speedups', data, out)}")
 
 
+def _term(tiny: bool, out: Path, _timings: Path) -> None:
+    data = term.run(learners=6, shards=2, jobs=2, page_kb=1) if tiny else term.run()
+    term.plot(data, out / "term_at_scale.png")
+    stages = ", ".join(f"{name} {sec:g}" for name, sec in data["seconds"].items())
+    print(f"  {data['learners']} learners, seconds per stage: {stages} -> "
+          f"{common.save('term_at_scale', data, out)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen benchmarks; exit 0 when each ran, 2 on a usage error."""
     parser = argparse.ArgumentParser(prog="python -m bench.run")
@@ -89,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     runners = {"throughput": _throughput, "fidelity": _fidelity, "build": _build,
-               "speedups": _speedups}
+               "speedups": _speedups, "term": _term}
     start = time.perf_counter()
     seconds = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:

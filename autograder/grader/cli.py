@@ -1,5 +1,5 @@
 """Command line: ``python -m autograder release [--check]``, ``publish``, ``grade``, ``merge``,
-``fetch``, ``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
+``regrade``, ``fetch``, ``return-feedback``, ``unpack``, ``feedback-zip`` and ``check``.
 
 Each command's module is imported only when that command runs: a learner's ``check`` needs
 neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
@@ -20,8 +20,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "its public repository"),
     "grade": ("autograder.grader.grade", "grade submitted notebooks with nbgrader"),
     "merge": ("autograder.grader.merge", "combine the results of grading shards"),
+    "regrade": ("autograder.grader.regrade",
+                "regrade one student, assignment or question into the term's results"),
     "fetch": ("autograder.grader.classroom.fetch",
-              "copy the notebooks of a GitHub Classroom assignment's repositories"),
+              "copy each learner's notebooks from their repository in a GitHub organisation"),
     "return-feedback": ("autograder.grader.classroom.feedback_return",
                         "push each learner's feedback pages to a branch of their own repository"),
     "unpack": ("autograder.grader.classroom.lms_zips",

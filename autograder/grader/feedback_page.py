@@ -4,7 +4,9 @@ nbgrader's ``generate_feedback`` renders each autograded notebook with an HTML e
 course's nbgrader config (:mod:`autograder.grader.course`) names :class:`FeedbackExporter`
 and :data:`TEMPLATE` in :data:`TEMPLATES`: a page that starts with the table of what to fix
 (:class:`~autograder.grader.preprocessors.SummarizeQuestions`), folds test code, and carries
-its own small style sheet and no script.
+its own small style sheet and no script. Its header keeps a place, between two markers, for
+the instructor's decisions (a score set by hand, a late penalty, excused work), which the
+reports write in after grading (:mod:`autograder.grader.reports.pages`).
 
 nbconvert builds a new Jinja environment for every page, so every page compiled its templates
 again (most of a page's CPU time). The exporter keeps compiled templates for the life of the

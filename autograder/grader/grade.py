@@ -7,7 +7,9 @@ submission (rebuild, screen, autograde, verify, feedback); :mod:`autograder.grad
 writes ``grades.csv``, ``summary.md``, the figure and exports. This module parses the
 options, picks this shard's students, runs the submissions one by one or in a pool of jobs,
 and records the grades in the gradebook of record (``--db``). :mod:`autograder.grader.merge`
-combines the results of several shards.
+combines the results of several shards. The instructor's own files and choices (roster, LMS
+exports, overrides, the term file, ``--assignments`` to grade and export only some) are read
+before anything is graded (:mod:`autograder.grader.classroom.decisions`).
 
 Writes ``DIR/<student>/<assignment>/result.json`` and ``feedback.html`` per submission, and
 for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the scores that
@@ -15,6 +17,15 @@ changed when ``DIR`` held an earlier run), ``DIR/scores.png`` and any ``--export
 (:mod:`autograder.grader.reports` lists them), and ``DIR/manifest.json``: the hash of every
 result file this run wrote, signed when ``LEARN_JAX_RESULTS_KEY`` holds a key
 (:mod:`autograder.grader.manifest`; ``merge`` checks it).
+
+``DIR`` may hold an earlier run: grading everyone again into it is a full regrade (its
+reports list the scores that changed). A run that would leave out some of the earlier
+results is refused before anything is graded, with a pointer to ``regrade``
+(:mod:`autograder.grader.regrade`), rather than merged into them: every file ``grade`` writes
+is a function of the submissions it was given, so a row graded weeks ago never silently
+outlives a notebook since deleted, and folding part of a class into the term's results, with
+its overrides, gradebook, exports and signed manifest, is one command's job, which checks
+that folder's manifest first and says what it kept.
 """
 
 from __future__ import annotations
@@ -151,11 +162,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     decisions.add_arguments(parser)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``grade`` command's options."""
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                        help="submitted .ipynb files or folders of them")
-    parser.add_argument("--out", type=Path, required=True, help="folder for results")
+def add_grading_arguments(parser: argparse.ArgumentParser) -> None:
+    """How submissions are graded (jobs, limits, feedback, the reference cache, the sandbox):
+    the options ``grade`` and ``regrade`` share."""
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel")
     parser.add_argument("--pin-cpus", action=argparse.BooleanOptionalAction, default=True,
                         help="with --jobs N above 1, run each job's sandboxed kernels on an "
@@ -163,10 +172,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "share and side-by-side kernels do not contend (the default; the "
                              "timing tests' fidelity under it is on the Performance page); "
                              "--no-pin-cpus lets every kernel use every CPU")
-    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
-                        help="grade only shard K of N (by student); merge the shards' --out "
-                             "folders with `python -m autograder merge`")
-    parser.add_argument("--assignment", help="assignment name for every PATH (default: stem)")
     parser.add_argument("--course", type=Path, help="keep the nbgrader course directory here")
     parser.add_argument("--cell-timeout", type=int, default=Limits.cell_timeout,
                         help="seconds one cell may run (default: %(default)s)")
@@ -188,6 +193,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--require-sandbox", action="store_true",
                         help="refuse to grade (exit 2, before any submission's code runs) "
                              "unless kernels run in the bubblewrap sandbox; CI uses this")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``grade`` command's options."""
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                        help="submitted .ipynb files or folders of them")
+    parser.add_argument("--out", type=Path, required=True, help="folder for results")
+    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
+                        help="grade only shard K of N (by student); merge the shards' --out "
+                             "folders with `python -m autograder merge`")
+    parser.add_argument("--assignment", help="assignment name for every PATH (default: stem)")
+    add_grading_arguments(parser)
     add_common_arguments(parser)
 
 
@@ -198,6 +215,11 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
         return f"no such file or folder: {', '.join(map(str, missing))}"
     if args.assignment and current_name(args.assignment, known) not in known:
         return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
+    return grading_problem(args)
+
+
+def grading_problem(args: argparse.Namespace) -> str:
+    """What is wrong with the options of :func:`add_grading_arguments`, or ``""``."""
     if args.jobs < 1:
         return "--jobs must be at least 1"
     cache = args.reference_cache
@@ -321,43 +343,112 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        inputs = decisions.read_inputs(args, args.out)
+        inputs = decisions.read_inputs(args, args.out, known)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     subs = discover(args.paths, known, args.assignment, args.source)
+    if inputs.assignments is not None:  # --assignments: only these are graded and exported
+        subs = [s for s in subs if s.assignment in inputs.assignments]
     if not subs:
-        print("error: no .ipynb files found", file=sys.stderr)
+        print("error: no .ipynb files found" + (
+            f" for {', '.join(inputs.assignments)}" if inputs.assignments else ""),
+            file=sys.stderr)
         return 2
     if args.shard:
         k, n = args.shard
         subs = [s for s in subs if shard_of(s.student, n) == k]
         print(f"shard {k}/{n}: {len({s.student for s in subs})} student(s), {len(subs)} "
               "submission(s)", file=sys.stderr)
+    earlier = earlier_results(args.out) - {(s.student, s.assignment) for s in subs}
+    if earlier:
+        student, assignment = min(earlier)
+        print(f"error: {args.out} holds earlier results of {len(earlier)} submission(s) this "
+              f"run does not grade (first: {student} · {assignment}); grading into it would "
+              "drop them from grades.csv and the exports. To regrade some students, "
+              "assignments or questions into it, use `python -m autograder regrade "
+              f"{args.out} --submissions DIR --student S` (see book/grading.md, "
+              "\"Regrading\"); to grade these alone, give another --out", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        results = grade_submissions(subs, args, known, args.out)
+    except SandboxRequired as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001
+        print(f"error: grading failed: {exc}", file=sys.stderr)
+        return 1
+    try:
+        # hand-set scores on top; with --db, the grades recorded there (its manual scores kept)
+        shown, classroom = decisions.settle(results, inputs, args.out, args.db, args.source)
+    except Exception as exc:  # noqa: BLE001
+        print(f"error: grading failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        close_workers()
+    # result.json holds what the grader found; the reports show the hand-set scores too
+    _keep_fetch_record(args.paths, args.out)
+    write_reports(shown, args.out, exports=args.export, classroom=classroom)
+    # after the reports: they write the instructor's decisions into the feedback pages
+    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
+    print((args.out / "summary.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def earlier_results(out: Path) -> set[tuple[str, str]]:
+    """The (student, assignment) of every ``out/<student>/<assignment>/result.json`` an
+    earlier run left (folders as grading writes them; links not followed)."""
+    if not out.is_dir() or out.is_symlink():
+        return set()
+    return {(found.parent.parent.name, found.parent.name)
+            for found in out.glob("*/*/result.json")
+            if not found.parent.is_symlink() and not found.parent.parent.is_symlink()}
+
+
+class SandboxRequired(Exception):
+    """``--require-sandbox`` given where the bubblewrap sandbox does not work (and the base
+    of every refusal to grade before any submission's code runs)."""
+
+
+class RuntimeNotInstalled(SandboxRequired):
+    """``--runtime NAME`` (or ``$LEARN_JAX_GRADE_RUNTIME``) names a runtime that is not
+    installed here, or none the grader knows; the message says how to add it."""
+
+
+def grade_submissions(subs: list[Submission], args: argparse.Namespace, known: list[str],
+                      out: Path) -> list[Result]:
+    """Grade ``subs`` (with the options of :func:`add_grading_arguments` in ``args``) into
+    ``out``, showing progress; a submission with a problem, or of an assignment not in
+    ``known``, gets an invalid result without running. Each result carries the kernels'
+    environment and isolation; ``result.json`` files are written.
+
+    Raises:
+        SandboxRequired: ``args.require_sandbox`` where the sandbox does not work, or
+            :class:`RuntimeNotInstalled` (before any submission's code runs).
+        Exception: the grader itself failed.
+    """
     runtime = getattr(args, "runtime", AUTO)
     if runtime not in CHOICES:  # from the environment variable: argparse checks only options
-        print(f"error: ${RUNTIME_VARIABLE}={runtime}: choose from {', '.join(CHOICES)}",
-              file=sys.stderr)
-        return 2
-    limits = Limits(args.cell_timeout, args.notebook_timeout, runtime=runtime)
+        raise RuntimeNotInstalled(f"${RUNTIME_VARIABLE}={runtime}: choose from "
+                                  f"{', '.join(CHOICES)}")
     if runtime != AUTO:
         try:
             resolve(runtime)
         except RuntimeMissing as exc:  # before any kernel starts; never another runtime
-            print(f"error: --runtime {runtime}: {exc}", file=sys.stderr)
-            return 2
+            raise RuntimeNotInstalled(f"--runtime {runtime}: {exc}") from None
+    limits = Limits(args.cell_timeout, args.notebook_timeout, runtime=runtime)
     isolated = isolation()
     if isolated != "bubblewrap" and getattr(args, "require_sandbox", False):
         from autograder.grader import sandbox
 
         why = sandbox.probe() if os.environ.get("LEARN_JAX_NO_SANDBOX") != "1" else (
             "LEARN_JAX_NO_SANDBOX=1 is set")
-        print("error: --require-sandbox: the bubblewrap sandbox does not work here, so no "
-              "kernel was started and no submission's code ran (install bubblewrap and allow "
-              "user namespaces, or run the grader as root; see autograder/SECURITY.md)"
-              f"\n  the probe: {why}", file=sys.stderr)
-        return 2
+        raise SandboxRequired(
+            "--require-sandbox: the bubblewrap sandbox does not work here, so no kernel was "
+            "started and no submission's code ran (install bubblewrap and allow user "
+            "namespaces, or run the grader as root; see autograder/SECURITY.md)"
+            f"\n  the probe: {why}")
     if isolated == "none":
         print("warning: no sandbox (bubblewrap) works here: submissions run UNISOLATED, with "
               "the grader's access to files and network", file=sys.stderr)
@@ -367,25 +458,16 @@ def run(args: argparse.Namespace) -> int:
     unknown = [s for s in subs if s.problem or s.assignment not in known]
     results = [_invalid(sub, known) for sub in unknown]
     progress.advance(len(unknown))
+    todo = [s for s in subs if s not in unknown]
     try:
-        graded, env = _grade_all([s for s in subs if s not in unknown], args, limits, progress)
+        graded, env = _grade_all(todo, argparse.Namespace(**{**vars(args), "out": out}),
+                                 limits, progress)
         results += graded
-        # hand-set scores on top; with --db, the grades recorded there (its manual scores kept)
-        shown, classroom = decisions.settle(results, inputs, args.out, args.db, args.source)
-    except Exception as exc:  # noqa: BLE001
-        print(f"error: grading failed: {exc}", file=sys.stderr)
-        return 1
     finally:
         close_workers()
     progress.done()
     for r in results:
         r.environment = r.environment or env  # the runtime's, where grading recorded it
         r.isolation = isolated
-        r.write(args.out)  # what the grader found; the reports show the hand-set scores too
-    write_manifest(args.out, [(r.student, r.assignment) for r in results], key)
-    for r in shown:
-        r.environment, r.isolation = r.environment or env, isolated
-    _keep_fetch_record(args.paths, args.out)
-    write_reports(shown, args.out, exports=args.export, classroom=classroom)
-    print((args.out / "summary.md").read_text(encoding="utf-8"))
-    return 0
+        r.write(out)
+    return results

@@ -83,6 +83,21 @@ def screen_answers(nb: nbformat.NotebookNode,
     return flagged
 
 
+def left_as_released(released: nbformat.NotebookNode, rebuilt: nbformat.NotebookNode) -> bool:
+    """Is every answer cell of ``rebuilt`` the released stub, with no code of the learner's
+    own added: a notebook nobody worked on, not submitted (never a 0)? Decided from the
+    notebooks alone, before any kernel."""
+    from autograder.grader.rebuild import EXTRA_KEY
+
+    stubs = {nbgrader_meta(c)["grade_id"]: c.source.strip() for c in released.cells
+             if is_answer(c)}
+    answers = {nbgrader_meta(c)["grade_id"]: c.source.strip() for c in rebuilt.cells
+               if is_answer(c)}
+    extra = any(c.get("metadata", {}).get(EXTRA_KEY) and c.source.strip()
+                for c in rebuilt.cells if c.get("cell_type") == "code")
+    return bool(stubs) and answers == stubs and not extra
+
+
 def _error_of(cell: Any) -> tuple[str, str]:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
@@ -199,6 +214,11 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                                         f"{MAX_EXTRA_CELLS} more than the exercise's "
                                         f"{len(released.cells)} are graded")
             rebuilt = rebuild(released, nb)
+            if left_as_released(released, rebuilt.notebook):
+                result.status = "not_submitted"
+                result.message = "left as released: no answer was changed, nothing to grade"
+                result.write(out)
+                return result
             screened = screen_answers(rebuilt.notebook, source)
             runtime = choose_runtime(nb, (limits or Limits()).runtime)
             rebuilt.notebook.metadata[KERNEL_KEY] = kernel_for(runtime.runtime.name)

@@ -25,7 +25,7 @@ from autograder.grader.grade import add_common_arguments
 from autograder.grader.manifest import MANIFEST, check_file, read_key, verify, write_manifest
 from autograder.grader.reports import write_reports
 from autograder.grader.result import Result
-from autograder.grader.submissions import is_safe_name
+from autograder.grader.submissions import assignments, is_safe_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     try:
-        inputs = decisions.read_inputs(args, args.out)
+        inputs = decisions.read_inputs(args, args.out, assignments(args.source))
         results = merge(args.results, args.out)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -152,5 +152,7 @@ def run(args: argparse.Namespace) -> int:
             shutil.copyfile(record, args.out / "fetched.csv")
             break
     write_reports(shown, args.out, exports=args.export, classroom=classroom)
+    # signed again: the reports wrote the instructor's decisions into the feedback pages
+    write_manifest(args.out, [(r.student, r.assignment) for r in results], read_key())
     print((args.out / "summary.md").read_text(encoding="utf-8"))
     return 0

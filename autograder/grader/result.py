@@ -32,7 +32,7 @@ class Result:
     submission: str
     score: float = 0.0
     max_score: float = 0.0
-    status: str = "graded"  # graded | invalid | error
+    status: str = "graded"  # graded | invalid | error | not_submitted (left as released)
     message: str = ""
     questions: list[QuestionResult] = field(default_factory=list)
     timings: dict[str, dict[str, float]] = field(default_factory=dict)

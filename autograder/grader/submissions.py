@@ -114,14 +114,65 @@ def _walk(root: Path) -> list[tuple[Path, bool]]:
     return found
 
 
-def discover(paths: list[Path], known: list[str], assignment: str | None = None,
-             source: Path | None = None) -> list[Submission]:
-    """Expand files and folders into submissions; who submitted comes from folders only.
+FETCHED = "fetched.csv"  # fetch's record, at the root of the folder it fills
+COURSE_FOLDER = "exercises"  # the folder of notebooks in a learner's copy of the course
 
-    ``PATH/<student>/<assignment>.ipynb``: the student is the folder right below a ``PATH``
-    given (for a file given, or a file directly in ``PATH``, the folder that holds it), never
-    a file name. The assignment is the file's stem (or the known assignment the stem contains);
-    an old name in :data:`RENAMED` becomes the current one.
+
+def physical(path: Path) -> Path:
+    """``path`` absolute, its folders as they are on disk (``..`` taken as the file system
+    does, links among the folders resolved), its last part left as named (a link stays a
+    link, to be refused)."""
+    path = Path(os.path.abspath(path))
+    return Path(os.path.realpath(path.parent)) / path.name if path.name else path
+
+
+def fetch_root(path: Path) -> Path | None:
+    """The outermost folder holding ``path`` (``path`` itself included) with fetch's record
+    (:data:`FETCHED`, a regular file), or None. Fetch copies only notebooks into a learner's
+    folder, so a record a learner's repository carries is never there; a copy of one placed
+    deeper by hand is outranked by the real one above it."""
+    found = None
+    for folder in [path, *path.parents]:
+        record = folder / FETCHED
+        if folder.is_dir() and record.is_file() and not record.is_symlink():
+            found = folder
+    return found
+
+
+def student_folder(root: Path, student: str) -> Path:
+    """The folder of ``student`` in the submissions folder ``root``: a real folder right below
+    it, named by a name grading writes (:func:`is_safe_name`).
+
+    Raises:
+        ValueError: a name that is a path (``mallory/exercises/../alice``), unsafe, a link,
+            or not there; the message says which.
+    """
+    if not is_safe_name(student):
+        raise ValueError(f"student {student!r} is not a student name grading writes (a "
+                         "folder name right below the submissions folder, no '/' or '..')")
+    folder = Path(os.path.realpath(root)) / student
+    if folder.is_symlink() or not folder.is_dir():
+        raise ValueError(f"no folder {student} in {root} (links are not followed)")
+    return folder
+
+
+def discover(paths: list[Path], known: list[str], assignment: str | None = None,
+             source: Path | None = None, root: Path | None = None) -> list[Submission]:
+    """Expand files and folders into submissions; who submitted comes from the layout only.
+
+    ``ROOT/<student>/.../<assignment>.ipynb``: the student is the folder right below the
+    submissions folder ``ROOT``, however deep the notebook lies inside it (fetch's
+    ``<user>/exercises/NN_name.ipynb``, a repository's own folders), and never a folder name
+    inside a student's folder: a folder ``alice/`` in mallory's repository holds mallory's
+    work. ``ROOT`` is, in this order: ``root`` when given (every path must lie inside it);
+    else the outermost folder above a path with fetch's record (:func:`fetch_root`); else
+    each ``PATH`` given. Paths are taken as on disk (:func:`physical`), so ``..`` or a linked
+    folder on the way cannot make one student's file another's. For a file given with no
+    fetch record above it, the student is the folder that holds it, or the one above when
+    that is the course's notebook folder (:data:`COURSE_FOLDER`, as in a learner's copy of
+    the course); a file directly in ``ROOT`` belongs to ``ROOT``'s own name. The assignment
+    is the file's stem (or the known assignment the stem contains, as in Colab's ``Copy of
+    05_jit``); an old name in :data:`RENAMED` becomes the current one.
 
     ``assignment``: grade that one assignment only, from any layout (``fetch``'s
     ``<user>/exercises/*.ipynb`` included). A file given by name is taken as it; in a folder,
@@ -135,19 +186,28 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
     notebook unchanged (``source``: the folder of source notebooks the released ones come
     from); otherwise that (student, assignment) is one submission with a ``problem`` that
     names every file, and none is graded.
+
+    Raises:
+        ValueError: with ``root``, a path that is not inside it.
     """
     if assignment:
         assignment = current_name(assignment, known)
+    top = Path(os.path.realpath(root)) if root is not None else None
     found: list[Submission] = []
     guessed: set[int] = set()  # ids of submissions whose file names no known assignment
-    for root in paths:
-        given = root.is_symlink() or root.is_file()
-        if given:
-            entries, base = [(root, root.is_symlink())], root.absolute().parent
-        else:
-            entries, base = _walk(root), root.absolute()
+    for given_path in paths:
+        path_given = physical(given_path)
+        given = path_given.is_symlink() or path_given.is_file()
+        entries = [(path_given, path_given.is_symlink())] if given else _walk(path_given)
+        base = top or fetch_root(path_given if not given else path_given.parent)
+        if base is None:
+            base = path_given.parent if given else path_given
+            if given and base.name == COURSE_FOLDER and base.parent != base:
+                base = base.parent.parent  # <student>/exercises/<file>: the student's
+        if path_given != base and base not in path_given.parents:
+            raise ValueError(f"{given_path} is not inside the submissions folder {base}")
         for path, linked in entries:
-            rel = path.absolute().relative_to(base)
+            rel = path.relative_to(base)
             folder_link = linked and path.suffix != ".ipynb"
             folder = rel.parts[0] if len(rel.parts) > 1 or folder_link else base.name
             named = _assignment_of(path.stem, known)

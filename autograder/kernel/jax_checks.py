@@ -1,15 +1,19 @@
-"""Checks that look at *how* a learner's JAX code works, not only what it returns."""
+"""Checks that look at *how* a learner's JAX code works, not only what it returns.
+
+"Is it jitted", "is it vectorised" and the timing tests also look into the program a function
+traces to (:func:`host_callbacks`): a ``jax.pure_callback`` or ``io_callback`` runs Python on
+every call, outside the compiled program, so a jitted callback into eager code is not compiled
+work. Purity (:func:`check_pure`) is decided from what a call does: the globals and the
+containers reachable from the function compared around its calls, tracers left behind, its
+arguments left untouched.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import dis
 import io
 from collections.abc import Callable
-from types import CodeType
 from typing import Any
-
-import numpy as np
 
 from autograder.kernel.config_watch import (  # noqa: F401 - their home before
     DEFAULT_CONFIG,
@@ -18,41 +22,36 @@ from autograder.kernel.config_watch import (  # noqa: F401 - their home before
     describe_changes,
     restore_config,
 )
+from autograder.kernel.programs import (  # noqa: F401 - is_jitted, jitted_type: their home before
+    callback_message,
+    callbacks_in,
+    equations,
+    host_callbacks,
+    is_jitted,
+    jitted_type,
+    traced_jaxpr,
+)
 
 
-def jitted_type() -> type:
-    """The type of the functions ``jax.jit`` returns (``jaxlib``'s ``PjitFunction`` on JAX
-    0.7 and 0.10): a type made in C++, which Python code cannot subclass or imitate."""
-    try:
-        from jaxlib._jax import PjitFunction
-
-        return PjitFunction
-    except ImportError:  # another jaxlib layout: ask JAX's own jit, not the patchable name
-        from jax._src import api
-
-        return type(api.jit(lambda x: x))
-
-
-def is_jitted(fn: Any) -> bool:
-    """True when ``fn`` is a function ``jax.jit`` made (directly or as a decorator).
-
-    Decided by its real type (:func:`jitted_type`), never by attributes: an object that
-    merely has ``lower`` and ``trace`` attributes is not jitted. ``jax.vmap(jax.jit(f))`` is a
-    plain function (write ``jax.jit(jax.vmap(f))`` for one compiled program)."""
-    return type(fn) is jitted_type()
-
-
-def check_jitted(fn: Any, name: str = "the function") -> None:
-    """Assert that ``fn`` was wrapped with ``jax.jit`` (directly or as a decorator).
+def check_jitted(fn: Any, name: str = "the function", *, args: tuple | None = None,
+                 kwargs: dict | None = None) -> None:
+    """Assert that ``fn`` was wrapped with ``jax.jit`` (directly or as a decorator) and, when
+    ``args`` (and ``kwargs``) are given, that the program it traces to for them calls no
+    Python function back (:func:`host_callbacks`): a jitted ``jax.pure_callback`` into eager
+    code is not a compiled answer.
 
     Raises:
-        AssertionError: when ``fn`` is a plain Python function or some other callable.
+        AssertionError: when ``fn`` is a plain Python function or some other callable, or
+            its program calls back into Python.
     """
     from autograder.kernel.reporter import observe
 
-    observe(f"{name} is jitted", None if is_jitted(fn) else (
+    problem = None if is_jitted(fn) else (
         f"{name} is a plain {type(fn).__name__}, not a jitted function. Wrap it: "
-        "`f = jax.jit(f)` or decorate the def with `@jax.jit`."))
+        "`f = jax.jit(f)` or decorate the def with `@jax.jit`.")
+    if problem is None and args is not None:
+        problem = callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
+    observe(f"{name} is jitted", problem)
 
 
 def cache_size(fn: Any) -> int:
@@ -84,7 +83,7 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
     from autograder.kernel.reporter import observe
     from autograder.kernel.timing import block
 
-    check_jitted(fn, name)
+    check_jitted(fn, name, args=args, kwargs=kwargs)
     check = f"{name} compiles once"
     if not is_jitted(fn):
         observe(check, f"{name} is not a jitted function, so whether it compiles once cannot "
@@ -105,14 +104,6 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
         f"{name} was compiled again on a second call with the same shapes "
         f"({before} -> {after} cached versions). Are static arguments changing, or is "
         "`jax.jit` applied afresh on each call?") if after > before else None)
-
-
-def _code_objects(code: CodeType) -> list[CodeType]:
-    found = [code]
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            found.extend(_code_objects(const))
-    return found
 
 
 def _captured(fn: Callable, *args: Any, **kwargs: Any) -> tuple[Any, str]:
@@ -143,9 +134,14 @@ def check_pure(fn: Callable, *args: Any, name: str = "the function", **kwargs: A
 def impurity(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any) -> str | None:
     """The first impurity of ``fn`` on these arguments (a message), or None.
 
-    Checks that it assigns no global variables, has no Python ``print`` (which under jit runs
-    only while tracing; ``jax.debug.print`` is fine), leaves NumPy inputs unchanged, returns
-    the same value twice, and returns the same value under ``jax.jit`` as when called eagerly.
+    Decided from what calls do (:mod:`autograder.kernel.state`): the globals and containers
+    ``fn`` can reach (through its helpers, ``functools.partial``, closures and default
+    arguments) must be the same after two eager calls and two jitted calls as before, with no
+    JAX tracer left in them; its arguments must be left untouched; it must return the same value
+    twice, print nothing from Python (which under jit runs only while tracing;
+    ``jax.debug.print`` is fine), and return the same value under ``jax.jit`` as eagerly. The
+    global assignments in the code it leads to (``STORE_GLOBAL``) name the likely cause in the
+    message; one in ``fn``'s own code fails even when the calls here show no change.
     """
     try:
         _check_pure(fn, *args, name=name, **kwargs)
@@ -154,33 +150,72 @@ def impurity(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any
     return None
 
 
+def _write_hint(roots: Any, name: str) -> tuple[str, bool]:
+    """A phrase naming the global assignments in the notebook code ``fn`` leads to, and whether
+    ``fn``'s own code makes one."""
+    from autograder.kernel.state import global_writes
+
+    for i, func in enumerate(roots.functions):
+        writes = global_writes(func)
+        if writes:
+            who = name if i == 0 else f"{name}'s helper `{func.__name__}`"
+            return f"{who} assigns the global `{writes[0]}`", i == 0
+    return "", False
+
+
+def _state_message(name: str, found: list[str], hint: str, tracers: list[str]) -> str:
+    what = f"it left a JAX tracer in {tracers[0]}" if tracers else "; ".join(found[:2])
+    cause = f" ({hint})" if hint else ""
+    return (f"{name} is not pure: calling it changed state outside it ({what}){cause}. A pure "
+            "function reads only its arguments and changes nothing else; under jit such a "
+            "write happens once, at trace time, and stores a tracer instead of a value. Return "
+            "the value instead.")
+
+
+def _new_tracers(before: Any, after: Any) -> list[str]:
+    """Where ``after`` holds a JAX tracer that ``before`` did not (a tracer an earlier cell left
+    is not this call's doing)."""
+    return [path for path in after.tracers if before.tokens.get(path) != after.tokens[path]]
+
+
 def _check_pure(fn: Callable, *args: Any, name: str, **kwargs: Any) -> None:
     import jax
 
     from autograder.kernel.checks import check_tree
+    from autograder.kernel.state import (
+        changes,
+        fingerprint,
+        fingerprint_arguments,
+        reachable_roots,
+    )
 
     target = getattr(fn, "__wrapped__", fn)
-    code = getattr(target, "__code__", None)
-    if code is not None:
-        for obj in _code_objects(code):
-            for ins in dis.get_instructions(obj):
-                if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
-                    raise AssertionError(
-                        f"{name} assigns the global `{ins.argval}`: under jit that happens "
-                        "once, at trace time, not on every call. Return the value instead."
-                    )
-    snapshots = [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
+    roots = reachable_roots(fn)
+    hint, own = _write_hint(roots, name)
+    if own:
+        raise AssertionError(f"{hint}: under jit that happens once, at trace time, not on every "
+                             "call. Return the value instead.")
+    before, arguments = fingerprint(roots), fingerprint_arguments(args, kwargs)
     first, _ = _captured(fn, *args, **kwargs)
     second, _ = _captured(fn, *args, **kwargs)
-    for i, (arg, snap) in enumerate(zip(args, snapshots, strict=True)):
-        if snap is not None and not np.array_equal(arg, snap, equal_nan=True):
-            raise AssertionError(f"{name} modified its argument #{i} in place.")
+    touched = changes(arguments, fingerprint_arguments(args, kwargs))
+    if touched:
+        raise AssertionError(f"{name} modified its arguments in place ({touched[0]}): build "
+                             "and return new values instead.")
+    eager = fingerprint(reachable_roots(fn))
+    found = changes(before, eager)
+    if found:
+        raise AssertionError(_state_message(name, found, hint, _new_tracers(before, eager)))
     check_tree(second, first, name=f"{name} called twice (second call)")
     # A fresh jit of the Python function: it traces on the first call only, so a Python print
     # shows once, while jax.debug.print (part of the compiled program) shows on both calls.
     fresh = jax.jit(lambda *a, **k: target(*a, **k))
     traced, first_out = _captured(fresh, *args, **kwargs)
     _, second_out = _captured(fresh, *args, **kwargs)
+    jitted = fingerprint(reachable_roots(fn))
+    found = changes(eager, jitted)
+    if found:
+        raise AssertionError(_state_message(name, found, hint, _new_tracers(eager, jitted)))
     if first_out != second_out:
         raise AssertionError(
             f"{name} prints from Python ({first_out.strip()[:60]!r}): under jit that only "
@@ -204,19 +239,7 @@ def check_no_key_reuse(fn: Callable, *args: Any, **kwargs: Any) -> Any:
 
 def jaxpr_size(fn: Callable, *args: Any, **kwargs: Any) -> int:
     """Number of equations in ``fn``'s jaxpr for these arguments (nested jaxprs included)."""
-    import jax
-
-    from autograder.kernel.compat import jaxprs_in_params
-
-    def count(jaxpr: Any) -> int:
-        total = 0
-        for eqn in jaxpr.eqns:
-            total += 1
-            for sub in jaxprs_in_params(eqn.params):  # jit, cond, scan, ... bodies
-                total += count(getattr(sub, "jaxpr", sub))
-        return total
-
-    return count(jax.make_jaxpr(fn)(*args, **kwargs).jaxpr)
+    return sum(1 for _ in equations(traced_jaxpr(fn, *args, **kwargs)))
 
 
 def check_vectorised(
@@ -226,26 +249,30 @@ def check_vectorised(
 
     ``make_args(n)`` builds arguments for a batch of ``n`` examples. A Python loop over the
     batch makes the traced program grow with ``n``; ``vmap`` (or batched array code) keeps
-    it the same size.
+    it the same size. A host callback (``jax.pure_callback``: Python, perhaps a NumPy loop,
+    run from the program) is one equation at any batch size, so it fails too, named.
 
     Raises:
-        AssertionError: when the jaxpr for 16 examples is larger than for 2.
+        AssertionError: when the jaxpr for 16 examples is larger than for 2, or calls back
+            into Python.
     """
     from autograder.kernel.reporter import observe
 
     config = config_snapshot()
     try:
-        small = jaxpr_size(fn, *make_args(2))
-        large = jaxpr_size(fn, *make_args(16))
+        small = traced_jaxpr(fn, *make_args(2))
+        large = traced_jaxpr(fn, *make_args(16))
     finally:
         changed = restore_config(config)
+    check = f"{name} is vectorised"
     if changed:
-        observe(f"{name} is vectorised", config_message(name, changed))
+        observe(check, config_message(name, changed))
         return
-    observe(f"{name} is vectorised", (
-        f"{name} traces to more operations for 16 examples than for 2: it loops over the "
-        "batch in Python. Use `jax.vmap` so the program stays the same size whatever the "
-        "batch.") if large > small else None)
+    sizes = [sum(1 for _ in equations(jaxpr)) for jaxpr in (small, large)]
+    loops = (f"{name} traces to more operations for 16 examples than for 2: it loops over "
+             "the batch in Python. Use `jax.vmap` so the program stays the same size whatever "
+             "the batch.") if sizes[1] > sizes[0] else None
+    observe(check, callback_message(name, callbacks_in(small) + callbacks_in(large)) or loops)
 
 
 def restore_default_config() -> list[str]:

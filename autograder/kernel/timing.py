@@ -14,7 +14,9 @@ the course goes through this module, which:
 Timing *tests* (:func:`check_speedup`) on the CPU backend compare process CPU time rather
 than wall time: other processes on a busy machine then cannot swing the ratio, while the work
 JAX does on its own threads (and Python's per-op dispatch) still counts. On GPU and TPU the
-work happens off the CPU, so wall time is used there.
+work happens off the CPU, so wall time is used there. A timing test times the answer on fresh
+random inputs it cannot foresee, compares its timed outputs with the reference's on the same
+inputs, and looks into the answer's traced program for callbacks into Python.
 """
 
 from __future__ import annotations
@@ -107,29 +109,53 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-class FreshInputs:
-    """Arguments that differ at every call: each floating-point array is scaled by
-    ``1 + k * 2**-20`` at the k-th call (shape, dtype and sharding kept, so nothing retraces).
+Inputs = Callable[[Any], Any]  # numpy Generator -> one call's positional arguments
 
-    A timing test that repeated identical arguments could be passed by an answer that
-    remembers its results; with fresh inputs a remembered result is never asked for again.
-    Integers, keys and Python numbers are passed as given (changing a static argument would
-    recompile).
+
+class FreshInputs:
+    """Arguments drawn afresh for every timed call, from a random generator seeded from the
+    operating system's entropy when the test starts, so no answer can know them in advance.
+
+    ``make(rng)`` (a test cell's ``inputs=``) returns one call's positional arguments (a tuple,
+    or a single argument) drawn from ``rng``, a ``numpy.random.Generator``, with the shapes,
+    dtypes and ranges its question needs; the keyword arguments stay as given. Without
+    ``make``, every floating-point array of the example arguments is drawn uniformly between
+    its own smallest and largest entry (same shape and dtype; a constant array stays as it
+    is), and integers, keys and Python numbers are passed as given (changing a static
+    argument would recompile). NumPy arrays are placed on the device, every array is ready
+    before the call: none of this is timed.
     """
 
-    def __init__(self, args: tuple, kwargs: dict) -> None:
-        self.args, self.kwargs, self.calls = args, kwargs, 0
+    def __init__(self, args: tuple, kwargs: dict, make: Inputs | None = None,
+                 seed: int | None = None) -> None:
+        import numpy as np
+
+        self.args, self.kwargs, self.make, self.calls = args, kwargs, make, 0
+        self.rng = np.random.default_rng(seed)  # None: fresh entropy from the OS
         self.intruders: set[str] = set()  # other threads seen running notebook code
 
-    def next(self) -> tuple[tuple, dict]:
-        """The next call's ``(args, kwargs)``, computed and ready."""
+    def draw(self) -> tuple[tuple, dict]:
+        """A new call's ``(args, kwargs)``, on the device and ready (nothing is timed)."""
         import jax
 
         self.calls += 1
-        self.intruders.update(foreign_threads())  # untimed, before every call
-        factor = 1.0 + self.calls * 2.0**-20
-        args, kwargs = jax.tree.map(lambda leaf: _scaled(leaf, factor), (self.args, self.kwargs))
+        if self.make is None:
+            args, kwargs = jax.tree.map(lambda leaf: _redrawn(leaf, self.rng),
+                                        (self.args, self.kwargs))
+        else:
+            made = self.make(self.rng)
+            args, kwargs = (made if isinstance(made, tuple) else (made,)), self.kwargs
+        args, kwargs = jax.tree.map(_on_device, (args, kwargs))
         return block(args), block(kwargs)
+
+    def look(self) -> None:
+        """Note other threads running notebook code (untimed, before every timed call)."""
+        self.intruders.update(foreign_threads())
+
+    def next(self) -> tuple[tuple, dict]:
+        """The next call's ``(args, kwargs)``, after looking for other threads."""
+        self.look()
+        return self.draw()
 
 
 # The course package (``autograder/``), this module's grandparent folder.
@@ -181,12 +207,13 @@ def foreign_threads() -> list[str]:
     return found
 
 
-def _scaled(leaf: Any, factor: float) -> Any:
-    """``leaf`` times ``factor`` when it is a floating-point array, else ``leaf`` itself."""
+def _redrawn(leaf: Any, rng: Any) -> Any:
+    """A floating-point array drawn uniformly between ``leaf``'s smallest and largest entry
+    (same shape and dtype); ``leaf`` itself when it is anything else, or constant."""
     import numpy as np
 
     dtype = getattr(leaf, "dtype", None)
-    if dtype is None or getattr(leaf, "ndim", None) is None:
+    if dtype is None or getattr(leaf, "ndim", None) is None or not getattr(leaf, "size", 0):
         return leaf
     try:
         floating = np.issubdtype(dtype, np.floating)
@@ -194,7 +221,28 @@ def _scaled(leaf: Any, factor: float) -> Any:
         return leaf
     if not floating:
         return leaf
-    return leaf * np.asarray(factor, dtype=dtype)
+    values = np.asarray(leaf, dtype=np.float64)
+    low, high = float(values.min()), float(values.max())
+    if not (np.isfinite(low) and np.isfinite(high)) or low == high:
+        return leaf
+    drawn = rng.uniform(low, high, size=values.shape).astype(dtype)
+    sharding = getattr(leaf, "sharding", None)
+    if sharding is None:
+        return drawn
+    import jax
+
+    return jax.device_put(drawn, sharding)
+
+
+def _on_device(leaf: Any) -> Any:
+    """A NumPy array as a JAX array (as the tests' example inputs are); anything else as is."""
+    import numpy as np
+
+    if isinstance(leaf, np.ndarray) and leaf.dtype != object:
+        import jax
+
+        return jax.device_put(leaf)
+    return leaf
 
 
 def _undo_config(before: dict[str, Any], who: str) -> None:
@@ -207,12 +255,16 @@ def _undo_config(before: dict[str, Any], who: str) -> None:
 
 
 def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WALL,
-         fresh: FreshInputs | None = None, who: str = "") -> float:
+         fresh: FreshInputs | None = None, who: str = "",
+         given: dict[int, tuple[tuple, dict]] | None = None,
+         kept: dict[int, Any] | None = None) -> float:
     """Seconds per call of ``fn``, over ``number`` calls (fresh inputs, untimed, if given).
 
-    JAX's configuration is compared before and after (and, with fresh inputs, its settings
-    that change what is measured after every call), outside the timed part: a change is
-    undone and noted in :data:`_last_config_changes` under ``who``."""
+    With fresh inputs, the calls numbered in ``given`` use the inputs it holds instead of new
+    ones, and their outputs are put in ``kept`` (the timing test compares them with the
+    reference's). JAX's configuration is compared before and after (and, with fresh inputs,
+    its settings that change what is measured after every call), outside the timed part: a
+    change is undone and noted in :data:`_last_config_changes` under ``who``."""
     from autograder.kernel.config_watch import DEFAULT_CONFIG, config_snapshot
 
     config = config_snapshot()
@@ -223,13 +275,21 @@ def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WA
         elapsed = (clock() - start) / number
         _undo_config(config, who)
         return elapsed
+    given = given or {}
     watched = {name: config[name] for name in DEFAULT_CONFIG if name in config}
     total = 0.0
-    for _ in range(number):
-        call_args, call_kwargs = fresh.next()
+    for i in range(number):
+        if i in given:
+            fresh.look()
+            call_args, call_kwargs = given[i]
+        else:
+            call_args, call_kwargs = fresh.next()
         start = clock()
-        block(fn(*call_args, **call_kwargs))
+        out = block(fn(*call_args, **call_kwargs))
         total += clock() - start
+        if kept is not None and i in given:
+            kept[i] = out
+        del out
         if config_snapshot(watched) != watched:
             _undo_config(config, who)
     _undo_config(config, who)
@@ -245,6 +305,14 @@ def _loops_for(fn: Callable, args: tuple, kwargs: dict, target: float,
     return min(1000, max(1, int(target / max(single, 1e-7)) + 1))
 
 
+# At most this many of the answer's timed calls per round share their inputs with the
+# reference's timed calls, and are compared with them (the rest are timed only).
+CHECKED_PER_ROUND = 8
+# Outputs of the last compare(..., pair=...): (answer's output, reference's output) on the
+# same inputs.
+_last_pairs: list[tuple[Any, Any]] = []
+
+
 def compare(
     fns: Mapping[str, Callable],
     *args: Any,
@@ -253,6 +321,8 @@ def compare(
     target: float = 2e-3,
     clock: Clock = WALL,
     fresh: bool = False,
+    inputs: Inputs | None = None,
+    pair: tuple[str, str] | None = None,
     **kwargs: Any,
 ) -> dict[str, Timing]:
     """Time several functions on the same inputs, interleaved round by round.
@@ -260,34 +330,59 @@ def compare(
     Args:
         fns: name -> function; each is called as ``fn(*args, **kwargs)``.
         rounds: measured rounds; each function is measured once per round.
-        warmup: calls per function before measuring (compilation happens here).
+        warmup: calls per function before measuring, on ``args`` (compilation happens here).
         target: seconds one measurement should last at least; short calls are repeated.
         clock: ``WALL`` (default, what a user waits) or ``CPU`` (this process's CPU time).
-        fresh: give every call new inputs (:class:`FreshInputs`, made outside the timed part),
-            so that no call repeats an earlier one; timing tests do.
+        fresh: give every measured call new inputs (:class:`FreshInputs`, made outside the
+            timed part), so that no call repeats an earlier one or can be foreseen; timing
+            tests do.
+        inputs: how fresh inputs are drawn (``make`` of :class:`FreshInputs`); implies
+            ``fresh``.
+        pair: ``(answer, reference)``, two names of ``fns``, with fresh inputs: in every
+            round the reference's first calls (up to :data:`CHECKED_PER_ROUND`) get the same
+            inputs as as many of the answer's calls, at positions drawn at random among them
+            (the answer runs first and cannot tell them from the others); the two outputs of
+            each such input are left in :data:`_last_pairs`.
 
     Returns:
         name -> :class:`Timing` with per-call seconds for each round.
     """
     from autograder.kernel.config_watch import config_snapshot
 
-    inputs = FreshInputs(args, kwargs) if fresh else None
+    fresh = fresh or inputs is not None
+    source = FreshInputs(args, kwargs, inputs) if fresh else None
     _last_intruders.clear()
     _last_config_changes.clear()
+    _last_pairs.clear()
     for name, fn in fns.items():
         for _ in range(warmup):
             config = config_snapshot()
             block(fn(*args, **kwargs))
             _undo_config(config, name)
-    loops = {name: _loops_for(fn, args, kwargs, target, inputs, name)
+    loops = {name: _loops_for(fn, args, kwargs, target, source, name)
              for name, fn in fns.items()}
     timings = {name: Timing(name) for name in fns}
     for _ in range(rounds):
+        given: dict[str, dict[int, tuple[tuple, dict]]] = {name: {} for name in fns}
+        positions: list[int] = []
+        if source is not None and pair is not None:
+            answer, reference = pair
+            shared = [source.draw() for _ in range(
+                min(loops[answer], loops[reference], CHECKED_PER_ROUND))]
+            positions = [int(i) for i in source.rng.choice(loops[answer], size=len(shared),
+                                                             replace=False)]
+            given[answer] = dict(zip(positions, shared, strict=True))
+            given[reference] = dict(enumerate(shared))
+        kept: dict[str, dict[int, Any]] = {name: {} for name in fns}
         for name, fn in fns.items():
-            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, inputs,
-                                              name))
-    if inputs is not None:
-        _last_intruders.update(inputs.intruders)
+            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, source,
+                                              name, given[name], kept[name]))
+        if positions:
+            answer, reference = pair  # type: ignore[misc]
+            _last_pairs.extend((kept[answer][p], kept[reference][j])
+                               for j, p in enumerate(positions))
+    if source is not None:
+        _last_intruders.update(source.intruders)
     return timings
 
 
@@ -327,10 +422,12 @@ def speedup(
     """Median over interleaved rounds of ``slow_time / fast_time`` on the same inputs.
 
     Compilation and warm-up are excluded; each round measures both functions back to back,
-    so load on the machine affects both sides of each ratio alike.
+    so load on the machine affects both sides of each ratio alike. With fresh inputs
+    (``fresh=True`` or ``inputs=``, see :func:`compare`), the outputs of calls the two shared
+    inputs with are left in :data:`_last_pairs`.
     """
     timings = compare({names[0]: fast, names[1]: slow}, *args, rounds=rounds, warmup=warmup,
-                      target=target, clock=clock, **kwargs)
+                      target=target, clock=clock, pair=names, **kwargs)
     fast_t, slow_t = timings[names[0]], timings[names[1]]
     ratios = [s / f for s, f in zip(slow_t.seconds, fast_t.seconds, strict=True)]
     return Speedup(statistics.median(ratios), ratios, fast_t, slow_t)
@@ -360,9 +457,32 @@ def check_speedup(
     attempts: int = 2,
     rounds: int = 7,
     warmup: int = 1,
+    inputs: Inputs | None = None,
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
     **kwargs: Any,
 ) -> Speedup:
-    """A timing test: ``fast`` must beat ``slow`` by ``required`` (default: per backend).
+    """A timing test: ``fast`` must beat ``slow`` by ``required`` (default: per backend), on
+    inputs it cannot foresee, returning what ``slow`` returns on them, as compiled code.
+
+    ``args`` and ``kwargs`` are the example inputs: the warm-up runs on them (compilation is
+    never timed). Every timed call then gets new inputs (:class:`FreshInputs`): drawn by
+    ``inputs(rng)`` (a function of a ``numpy.random.Generator`` returning one call's positional
+    arguments; the test cell says how its question's inputs are made), or by default redrawn
+    from the example's floating-point arrays. The generator is seeded from the operating
+    system when the test starts, so no answer can know an input before it is called with it,
+    and a remembered result is never asked for again. In each round some of the answer's calls
+    (at random positions) share their inputs with the reference's timed calls, and the two
+    outputs are compared with ``rtol``/``atol`` (the question's tolerance): an answer that
+    returns anything but its inputs' result (a remembered one, say) fails, however fast.
+    One disagreement among five or more compared calls is forgiven (a float32 tie, such as an
+    argmax of two equal logits, can round either way); the usual wrong answer disagrees on
+    every call.
+
+    Three results are reported, in this order: that ``fast`` traces to a program with no host
+    callback (:func:`autograder.kernel.jax_checks.host_callbacks`: a jitted
+    ``jax.pure_callback`` into eager code is eager work), that its timed outputs matched the
+    reference's, and the speedup (the grader applies the bar to it).
 
     Prints the measured speedup for the learner. A near miss (a first measurement below the
     bar but at least :data:`NEAR_MISS` of it) is measured again (``attempts``) before
@@ -373,33 +493,46 @@ def check_speedup(
     required margin, and keep a slow answer's test (which runs the slow code on both sides)
     to about half a second.
 
-    Every call gets fresh inputs (:class:`FreshInputs`): an answer that remembers results
-    gains nothing, because no call repeats an earlier one.
-
     Raises:
-        AssertionError: with the measured numbers, when the speedup stays below ``required``.
+        AssertionError: with the measured numbers, when the speedup stays below ``required``;
+            naming the callback, or the wrong output, for those failures.
     """
     from autograder.core.evidence import Entry
-    from autograder.kernel.reporter import recording, submit
+    from autograder.kernel.config_watch import config_snapshot, restore_config
+    from autograder.kernel.programs import callback_message, host_callbacks
+    from autograder.kernel.reporter import observe, recording, submit
 
     bar = required_speedup() if required is None else required
     options = {"required": bar, "reference": reference}
+    compiled = f"{what} runs as compiled code (no callback into Python)"
+    values = f"{what} returns {reference}'s values on the timed inputs"
     if recording():  # the grader's trusted run: the rule is recorded, nothing is timed
+        observe(compiled, None)
+        observe(values, None)
         submit(Entry("speedup", what, {}, options))
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
+    timed = {"target": kwargs.pop("target")} if "target" in kwargs else {}
     result = None
     intruders: set[str] = set()
     changed: dict[str, tuple[Any, Any]] = {}
+    pairs: list[tuple[Any, Any]] = []
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
-                         rounds=rounds, warmup=warmup, fresh=True, **kwargs)
+                         rounds=rounds, warmup=warmup, fresh=True, inputs=inputs, **timed,
+                         **kwargs)
         intruders |= _last_intruders
+        pairs += _last_pairs
         for found in _last_config_changes.values():
             changed.update(found)
         if changed or result.ratio >= bar or result.ratio < NEAR_MISS * bar:
             break
     assert result is not None
+    # Traced after the timing (the warm-up already ran the answer on these arguments), under
+    # the same watch of JAX's configuration as every timed call.
+    config = config_snapshot()
+    callbacks = host_callbacks(fast, *args, **kwargs)
+    changed.update(restore_config(config))
     print(f"Timing: {what} ran {result} ; required at least {bar:.1f}x.")
     got: dict[str, Any] = {"ratio": result.ratio}
     if intruders:
@@ -408,8 +541,43 @@ def check_speedup(
         from autograder.kernel.config_watch import describe_changes
 
         got["config"] = describe_changes(changed)
+    observe(compiled, callback_message(what, callbacks))
+    observe(values, wrong_outputs(pairs, what, reference, rtol, atol))
     submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))
     return result
+
+
+def wrong_outputs(pairs: list[tuple[Any, Any]], what: str, reference: str, rtol: float,
+                  atol: float) -> str | None:
+    """The failure when the answer's outputs in ``pairs`` (answer's, reference's, on the same
+    inputs) disagree more than once (or at all, among fewer than five), else None."""
+    wrong = [found for got, want in pairs
+             if (found := _difference(got, want, rtol, atol)) is not None]
+    if len(wrong) <= (1 if len(pairs) >= 5 else 0):
+        return None
+    return (f"{what} returned wrong values on {len(wrong)} of the {len(pairs)} timed calls "
+            f"compared with {reference} on the same inputs ({wrong[0]}). Every timed call "
+            "gets new random inputs: the result must be computed from them; a result "
+            "remembered from an earlier call, or one that ignores its inputs, is wrong.")
+
+
+def _difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+    """How ``got`` differs from ``want`` (trees of arrays), or None within tolerance."""
+    import jax
+
+    from autograder.core.compare import assert_array_close
+
+    got_leaves, got_tree = jax.tree.flatten(got)
+    want_leaves, want_tree = jax.tree.flatten(want)
+    if got_tree != want_tree:
+        return f"it returned {got_tree} where the reference returned {want_tree}"
+    for i, (a, b) in enumerate(zip(got_leaves, want_leaves, strict=True)):
+        label = "the result" if len(want_leaves) == 1 else f"leaf {i} of the result"
+        try:
+            assert_array_close(a, b, label, rtol, atol, check_dtype=False)
+        except AssertionError as exc:
+            return str(exc)
+    return None
 
 
 def cell_digest(source: str) -> str:

@@ -19,9 +19,9 @@ def _tiny(tmp_path_factory, *names: str) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
-    """Grading throughput and the course's speedups at their tiny sizes (no timing test runs:
-    02_pure_functions has none), into one folder."""
-    return _tiny(tmp_path_factory, "throughput", "speedups")
+    """Grading throughput, the course's speedups and the term at their tiny sizes (no timing
+    test runs: 02_pure_functions has none), into one folder."""
+    return _tiny(tmp_path_factory, "throughput", "speedups", "term")
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +88,25 @@ def test_page_shows_what_each_result_says(tiny: Path) -> None:
     assert "../bench/results/course_speedups.png" in page
     assert "## Timing-test fidelity\n\n" in page and "## Book build\n\nNot measured yet" in page
     assert page.count("Not measured yet") == 2  # fidelity (not run here) and the book build
+
+
+def test_term_runs_every_stage_and_the_page_shows_them(tiny: Path) -> None:
+    """Does the tiny term (6 learners) time every stage, fetch all six repositories (the sixth
+    pushed after the deadline a commit dated before it: late and backdated), merge, export
+    and return all six, and does the page give each stage's seconds?"""
+    data = _saved(tiny, "term_at_scale")
+    assert list(data["seconds"]) == ["fetch", "shards", "merge", "gradebook", "reports",
+                                     "Canvas export", "Moodle export", "return feedback"]
+    assert all(sec >= 0 for sec in data["seconds"].values())
+    assert data["fetch"] == {"taken": 6, "failed": 0, "not_taken": 0, "late": 1,
+                             "backdated": 1}
+    assert data["results"] == 6 and data["returned"] == {"pushed": 6, "failed": 0}
+    assert data["exports"]["canvas"] == {"rows": 8, "unmatched": 0}  # header, points, 6
+    assert data["exports"]["moodle"] == {"rows": 7, "unmatched": 0}
+    page = report.render(tiny)
+    for name, sec in data["seconds"].items():
+        assert f"| {name} | " in page and f" | {sec:.1f} | " in page
+    assert "../bench/results/term_at_scale.png" in page and "synthesised" in page
 
 
 @pytest.mark.timing

@@ -144,19 +144,19 @@ def test_chapter_shows_outputs_and_plots(site: str, browser, page: str) -> None:
 @pytest.mark.parametrize("page", CHAPTERS)
 def test_chapter_code_stays_within_the_page_and_opens_without_set_up(site: str, browser,
                                                                       page: str) -> None:
-    """On a phone-sized and a desktop-sized window, does no code cell or output of a chapter
-    scroll sideways (its lines wrap at the page's width), and does the page leave out the
-    Colab set-up cell?"""
+    """Does no code cell of a chapter scroll sideways on a phone-sized or a desktop-sized
+    window (its lines wrap at the page's width), nor any output on a desktop-sized one, and
+    does the page leave out the Colab set-up cell?"""
     from selenium.webdriver.common.by import By
 
-    for width in (420, 1280):
+    for width, selector in ((420, "div.cell_input div.highlight pre"),
+                            (1280, "div.cell_input div.highlight pre, div.cell_output pre")):
         browser.set_window_size(width, 900)
         _open(browser, f"{site}/{page}.html")
         wide = browser.execute_script(
-            "return Array.from(document.querySelectorAll("
-            "'div.cell div.highlight pre, div.cell_output pre'))"
+            "return Array.from(document.querySelectorAll(arguments[0]))"
             ".filter(e => e.scrollWidth > e.clientWidth + 1)"
-            ".map(e => e.textContent.slice(0, 80));")
+            ".map(e => e.textContent.slice(0, 80));", selector)
         assert wide == [], f"{page} at {width} px: {wide[:3]}"
     text = browser.find_element(By.TAG_NAME, "main").text
     assert "Set-up: in Google Colab" not in text and "learn-jax-autograder @" not in text

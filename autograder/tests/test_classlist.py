@@ -120,7 +120,7 @@ def test_canvas_export_reimports_into_the_same_columns_scaled_to_points(tmp_path
     lab1, lab2, capstone = ("Lab 1: Arrays (51201)", "Lab 2 - Random numbers (51202)",
                             "Capstone notebook (51209)")
     assert changes == {("7301", lab1): "15", ("7301", lab2): "10", ("7301", capstone): "5",
-                       ("7302", lab1): "12", ("7303", lab1): "20", ("7305", lab1): "5"}
+                       ("7303", lab1): "20", ("7305", lab1): "5"}
     rows = _rows(tmp_path / "grades-canvas.csv")
     assert "Current Score" not in rows[0] and "Integration ID" in rows[0]
     assert rows[1][6] == "Manual Posting" and rows[2][0].strip() == "Points Possible"
@@ -265,12 +265,21 @@ def test_overrides_by_username_or_identifier_change_scores_and_keep_originals():
 def test_overrides_reach_every_export_and_the_summary(tmp_path: Path):
     """With the overrides applied, do grades.csv, the Canvas and the Moodle exports all show
     13 for bochen's 01_arrays and 8 (out of Canvas's 10) for cyito's 02_random, and does
-    summary.md list both with their reasons?"""
+    summary.md list both with their reasons? Canvas already holds 12 for bochen: without
+    --replace-lms-scores that cell is kept and listed (kept-in-lms.csv), with it, 13."""
     roster = read_roster(CLASSROOM / "roster-emails.csv")
     shown, applied, problems = apply_overrides(
         _class_results(), read_overrides(CLASSROOM / "overrides.csv"), roster)
-    write_reports(shown, tmp_path, exports=["canvas", "moodle"],
+    write_reports(shown, tmp_path, exports=["canvas"],
                   classroom=_classroom(applied=applied, override_problems=problems))
+    assert ("7302", "Lab 1: Arrays (51201)") not in canvas_import(
+        CANVAS_MANUAL_POSTING, tmp_path / "grades-canvas.csv")
+    assert ["bochen", "canvas", "01_arrays", "12.00", "13"] in [
+        r[:5] for r in _rows(tmp_path / "kept-in-lms.csv")]
+    write_reports(shown, tmp_path, exports=["canvas", "moodle"],
+                  classroom=_classroom(applied=applied, override_problems=problems,
+                                       replace_scores=True))
+    assert not (tmp_path / "kept-in-lms.csv").exists()
     grades = {(r[0], r[1]): r[2] for r in _rows(tmp_path / "grades.csv")[1:]}
     assert grades[("bochen", "01_arrays")] == "13" and grades[("cyito", "02_random")] == "8"
     changes = canvas_import(CANVAS_MANUAL_POSTING, tmp_path / "grades-canvas.csv")
@@ -293,5 +302,5 @@ def test_unknown_notebook_never_becomes_an_export_column(tmp_path: Path):
     assert _rows(tmp_path / "grades-moodle.csv")[0] == [
         "username", "01_arrays", "02_random", "09_transformers"]
     assert ["ada-l", "Untitled", "0", "0", "invalid", "unknown assignment 'Untitled'"] in \
-        _rows(tmp_path / "grades.csv")
+        [r[:6] for r in _rows(tmp_path / "grades.csv")]
     assert "Untitled" in (tmp_path / "summary.md").read_text()

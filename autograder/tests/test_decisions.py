@@ -132,3 +132,38 @@ def test_manual_scores_in_postgres_are_never_erased(tmp_path: Path, postgres_url
     summary = (out / "summary.md").read_text()
     assert "- ben · 00_tiny · q2_set_first: 3 → 1.5 (manual score in the gradebook)" in summary
     assert "- ben · 00_tiny: 5 → 3.5" in summary  # the regrade's changes
+
+
+def test_merge_decides_by_the_term_file_and_time(tmp_path: Path, capsys) -> None:
+    """Through ``merge`` (as ``grade`` ends): with ``--term`` and ``--now``, is a notebook
+    left as released given nothing in the Moodle import before the due time and the term's
+    ``missing`` points after it, with the graded learner's score the same both times; and do
+    an unknown ``--assignments`` name and a bad term file stop the run (exit 2) naming what is
+    wrong, the term file's line included?"""
+    shard = _shard(tmp_path / "shard")
+    Result("dan", "00_tiny", "dan/00_tiny.ipynb", max_score=5, status="not_submitted",
+           message="left as released", isolation="bubblewrap").write(shard)
+    term = tmp_path / "term.toml"
+    term.write_text("[assignment.00_tiny]\ndue = 2026-03-01T23:59:00+01:00\nmissing = 0\n")
+
+    def moodle(now: str) -> dict[str, list[str]]:
+        out = tmp_path / f"out-{now[:10]}"
+        assert main(["merge", str(shard), "--out", str(out), "--source", str(SOURCE),
+                     "--export", "moodle", "--term", str(term), "--now", now]) == 0
+        with open(out / "grades-moodle.csv", newline="") as fh:
+            return {r[0]: r[1:] for r in list(csv.reader(fh))[1:]}
+
+    assert moodle("2026-02-20T12:00:00+01:00") == {"ann": ["1"], "ben": ["5"], "cat": [""],
+                                                   "dan": [""]}
+    assert moodle("2026-03-05T12:00:00+01:00") == {"ann": ["1"], "ben": ["5"], "cat": [""],
+                                                   "dan": ["0"]}
+    capsys.readouterr()
+    out = str(tmp_path / "bad")
+    assert main(["merge", str(shard), "--out", out, "--source", str(SOURCE),
+                 "--assignments", "99_nope"]) == 2
+    term.write_text("[assignment.00_tiny]\n\ndue = 2026-03-01\n")
+    assert main(["merge", str(shard), "--out", out, "--source", str(SOURCE),
+                 "--term", str(term)]) == 2
+    err = capsys.readouterr().err
+    assert "--assignments: unknown assignment 99_nope" in err
+    assert f"term file {term}: line 1: due = 2026-03-01 is a date" in err

@@ -49,11 +49,18 @@ def _remote(root: Path, name: str, files: dict[str, str], links: dict[str, str] 
 
 
 class FakeGitHub:
-    """A fake ``GET /orgs/{org}/repos`` serving ``pages`` for token ``TOKEN``; records the
-    requests' paths."""
+    """A stand-in for GitHub's REST API for token ``TOKEN``: ``GET /orgs/{org}/repos`` serves
+    ``pages``; ``GET /repos/{full_name}/activity`` serves ``activity[name]`` (the branch's
+    pushes, two a page, the next page through a ``Link`` header, as GitHub pages it); the
+    first requests fail as ``failures`` says (status, message, headers), as a busy GitHub
+    does. Records the requests' paths."""
 
-    def __init__(self, org: str, pages: list[list[dict]]) -> None:
+    def __init__(self, org: str, pages: list[list[dict]],
+                 activity: dict[str, list[dict]] | None = None,
+                 failures: list[tuple[int, str, dict[str, str]]] | None = None) -> None:
         self.org, self.pages, self.requests = org, pages, []
+        self.activity, self.failures = activity or {}, list(failures or [])
+        self.full_names = {str(r.get("full_name")) for page in pages for r in page}
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -61,20 +68,38 @@ class FakeGitHub:
                 fake.requests.append(self.path)
                 url = urllib.parse.urlsplit(self.path)
                 query = urllib.parse.parse_qs(url.query)
-                if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                parts = url.path.strip("/").split("/")
+                if fake.failures:
+                    status, message, headers = fake.failures.pop(0)
+                    self._send(status, {"message": message}, headers)
+                elif self.headers.get("Authorization") != f"Bearer {TOKEN}":
                     self._send(401, {"message": "Bad credentials"})
-                elif url.path != f"/orgs/{fake.org}/repos":
-                    self._send(404, {"message": "Not Found"})
-                else:
+                elif url.path == f"/orgs/{fake.org}/repos":
                     page = int(query["page"][0])
                     assert query["per_page"] == ["100"]
                     self._send(200, fake.pages[page - 1] if page <= len(fake.pages) else [])
+                elif (len(parts) == 4 and parts[0] == "repos" and parts[3] == "activity"
+                      and f"{parts[1]}/{parts[2]}" in fake.full_names
+                      and parts[2] in fake.activity):
+                    assert query["ref"] == ["refs/heads/main"]
+                    start = int(query.get("after", ["0"])[0])
+                    items = fake.activity[parts[2]]
+                    headers = {}
+                    if start + 2 < len(items):
+                        headers["Link"] = (f'<{fake.url}{url.path}?ref=refs%2Fheads%2Fmain&'
+                                           f'after={start + 2}>; rel="next"')
+                    self._send(200, items[start:start + 2], headers)
+                else:
+                    self._send(404, {"message": "Not Found"})
 
-            def _send(self, status: int, body: object) -> None:
+            def _send(self, status: int, body: object,
+                      headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 
@@ -93,6 +118,12 @@ class FakeGitHub:
         self.server.server_close()
 
 
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retries without the seconds of backoff between them."""
+    monkeypatch.setattr(classroom_fetch, "RETRY_BASE", 0.0)
+
+
 @pytest.fixture
 def token(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """``CLASSROOM_TOKEN`` set to the fake API's token (``GITHUB_TOKEN`` unset)."""
@@ -102,7 +133,8 @@ def token(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _repo(name: str, url: str = "") -> dict:
-    return {"name": name, "full_name": f"classroom/{name}", "clone_url": url}
+    return {"name": name, "full_name": f"classroom/{name}", "clone_url": url,
+            "default_branch": "main"}
 
 
 def _all_text(folder: Path) -> str:
@@ -114,8 +146,9 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Does fetch read every page of the organisation's repositories, keep only
     PREFIX-<username> ones, copy each one's notebooks (paths kept, checkpoints and symbolic
-    links left out) into OUT/<username>/, replace that student's old copy, and never show or
-    store the token?"""
+    links left out) into OUT/<username>/, replace that student's old copy, three at a time with
+    a [k/N] line for each, list every repository it did not take with why (terminal and
+    not_taken.csv), and never show or store the token?"""
     remotes = tmp_path / "remotes"
     alice = _remote(remotes, "hw1-alice", {
         "exercises/01_arrays.ipynb": NOTEBOOK, "exercises/02_pure_functions.ipynb": NOTEBOOK,
@@ -135,7 +168,7 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
 
     with FakeGitHub("classroom", [page1, page2]) as api:
         code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
-                     "--api-url", api.url])
+                     "--api-url", api.url, "--jobs", "3"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert [urllib.parse.urlsplit(r).query for r in api.requests] == [
@@ -143,7 +176,16 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == ["Carol/01_arrays.ipynb", "alice/exercises/01_arrays.ipynb",
                      "alice/exercises/02_pure_functions.ipynb", "fetched.csv",
-                     "zoe/01_arrays.ipynb"]
+                     "not_taken.csv", "zoe/01_arrays.ipynb"]
+    assert sorted(line.split("]")[0] for line in printed.out.splitlines()
+                  if line.startswith("[")) == ["[1/3", "[2/3", "[3/3"]
+    not_taken = {r["repository"]: r["reason"] for r in
+                 csv.DictReader((out / "not_taken.csv").open())}
+    assert len(not_taken) == 100  # 97 other-*, hw10-bob, hw1, hw1-bad_name
+    assert not_taken["hw10-bob"] == "its name does not start with hw1-"
+    assert "not a GitHub username" in not_taken["hw1-bad_name"]
+    assert "no --roster" in printed.err and "99 repositories not named hw1-<login>" in \
+        printed.err
     assert (out / "dave").is_dir() and not list((out / "dave").iterdir())
     rows = list(csv.DictReader((out / "fetched.csv").open()))
     assert [(r["student"], r["repository"], r["notebooks"]) for r in rows] == [
@@ -281,7 +323,8 @@ def _timed_remote(root: Path, name: str, commits: list[tuple[str, str]]) -> str:
 
 def test_deadline_takes_last_commit_before_it_with_extensions(
         tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """With --deadline 2026-03-01T23:59:00+01:00: is alice's repository taken at her commit
+    """With --deadline 2026-03-01T23:59:00+01:00 and --commit-times (a server without the
+    activity API): is alice's repository taken at her commit
     of 23:30 (not the one at 00:10 after it, which is counted late), bob's at his 00:10
     commit because his extension runs to 3 March, and carol's (first commit after the
     deadline) with nothing; does fetched.csv record each commit, its time, the deadline
@@ -302,7 +345,7 @@ def test_deadline_takes_last_commit_before_it_with_extensions(
                                    _repo("hw1-carol", carol)]]) as api:
         code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
                      "--api-url", api.url, "--deadline", "2026-03-01T23:59:00+01:00",
-                     "--extensions", str(extensions)])
+                     "--extensions", str(extensions), "--commit-times"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert "late (commits after the deadline, not taken): alice, carol" in printed.out
@@ -318,6 +361,8 @@ def test_deadline_takes_last_commit_before_it_with_extensions(
         "bob": ("2026-03-02T00:10:00+01:00", "2026-03-03T12:00:00+01:00", "0", "1"),
         "carol": ("", "2026-03-01T23:59:00+01:00", "1", "0")}
     assert len(rows["alice"]["commit"]) == 40 and rows["carol"]["commit"] == ""
+    assert {r["decided_by"] for r in rows.values()} == {"commit time"}
+    assert not any("/activity" in r for r in api.requests)  # the activity API is not asked
 
     from autograder.grader.reports import deadline_section
 
@@ -338,3 +383,233 @@ def test_bad_deadline_is_a_usage_error(tmp_path: Path, token: str, deadline: str
     assert main(["fetch", "--org", "o", "--prefix", "p", "--out", str(tmp_path / "out"),
                  "--deadline", deadline]) == 2
     assert message in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def _commits(bare_uri: str) -> list[str]:
+    """The commits of a bare repository's main branch, oldest first."""
+    bare = urllib.parse.unquote(urllib.parse.urlsplit(bare_uri).path)
+    return _git("--git-dir", bare, "rev-list", "--first-parent", "--reverse", "main").split()
+
+
+def _push(after: str, when: str, before: str = "0" * 40) -> dict:
+    """One activity item as GitHub's ``GET /repos/{owner}/{repo}/activity`` gives it."""
+    return {"id": 1, "node_id": "x", "before": before, "after": after,
+            "ref": "refs/heads/main", "timestamp": when, "activity_type": "push",
+            "actor": {"login": "someone"}}
+
+
+def test_deadline_is_decided_by_when_github_received_the_push(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack and honest twins, deadline 23:59: mallory's last commit is dated 23:00 but
+    GitHub received it at 00:30: is it late, reported BACKDATED (terminal and fetched.csv),
+    and her 20:00 commit (pushed 20:01) graded? Is ann's 23:30 commit pushed at 23:31 taken on
+    time, and ben's commit whose clock said 00:10 but which GitHub received at 23:40 taken on
+    time too (his clock, not his push, was off)? Does a push covering two commits date both,
+    and does the activity's Link page through?"""
+    remotes = tmp_path / "remotes"
+    v = [json.dumps({"cells": [], "metadata": {"v": i}, "nbformat": 4, "nbformat_minor": 5})
+         for i in range(3)]
+    mallory = _timed_remote(remotes, "hw1-mallory", [("2026-03-01T20:00:00+01:00", v[0]),
+                                                     ("2026-03-01T23:00:00+01:00", v[1])])
+    ann = _timed_remote(remotes, "hw1-ann", [("2026-03-01T19:00:00+01:00", v[0]),
+                                             ("2026-03-01T20:00:00+01:00", v[1]),
+                                             ("2026-03-01T23:30:00+01:00", v[2])])
+    ben = _timed_remote(remotes, "hw1-ben", [("2026-03-01T20:00:00+01:00", v[0]),
+                                             ("2026-03-02T00:10:00+01:00", v[1])])
+    m, a, b = _commits(mallory), _commits(ann), _commits(ben)
+    activity = {
+        "hw1-mallory": [_push(m[0], "2026-03-01T19:01:00Z"),
+                        _push(m[1], "2026-03-01T23:30:00Z", m[0])],  # 00:30 at +01:00
+        # ann pushed her first two commits at once, then the third: three pages of two
+        "hw1-ann": [_push(a[1], "2026-03-01T19:05:00Z"), _push(a[1], "2026-03-01T19:06:00Z"),
+                    _push(a[1], "2026-03-01T19:07:00Z"), _push(a[1], "2026-03-01T19:08:00Z"),
+                    _push(a[2], "2026-03-01T22:31:00Z", a[1])],
+        "hw1-ben": [_push(b[0], "2026-03-01T19:01:00Z"),
+                    _push(b[1], "2026-03-01T22:40:00Z", b[0])]}
+    out = tmp_path / "submissions"
+    with FakeGitHub("classroom", [[_repo("hw1-mallory", mallory), _repo("hw1-ann", ann),
+                                   _repo("hw1-ben", ben)]], activity) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
+                     "--api-url", api.url, "--deadline", "2026-03-01T23:59:00+01:00"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert sum("/repos/classroom/hw1-ann/activity" in r for r in api.requests) == 3
+    rows = {r["student"]: r for r in csv.DictReader((out / "fetched.csv").open())}
+    assert {s: (r["commit"], r["late_commits"], r["backdated"], r["pushed_at"],
+                r["decided_by"]) for s, r in rows.items()} == {
+        "mallory": (m[0], "1", "1", "2026-03-01T19:01:00+00:00", "push"),
+        "ann": (a[2], "0", "0", "2026-03-01T22:31:00+00:00", "push"),
+        "ben": (b[1], "0", "0", "2026-03-01T22:40:00+00:00", "push")}
+    assert rows["mallory"]["last_pushed_at"] == "2026-03-01T23:30:00+00:00"
+    assert rows["mallory"]["last_commit_time"] == "2026-03-01T23:00:00+01:00"  # second opinion
+    assert json.loads((out / "mallory/exercises/01_arrays.ipynb").read_text())["metadata"] == \
+        {"v": 0}
+    assert json.loads((out / "ben/exercises/01_arrays.ipynb").read_text())["metadata"] == \
+        {"v": 1}
+    assert "late (commits after the deadline, not taken): mallory" in printed.out
+    (line,) = [x for x in printed.out.splitlines() if x.startswith("BACKDATED")]
+    assert line.endswith("not taken): mallory (1)")
+    assert "BACKDATED" in next(x for x in printed.out.splitlines() if "] mallory:" in x)
+
+
+def test_deadline_without_the_activity_api_fails_naming_the_way_out(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """When the server has no activity for a repository (404), does fetch --deadline fail that
+    repository (exit 1) rather than fall back to dates a learner can set, saying that
+    --commit-times is the way to decide by commit times?"""
+    alice = _timed_remote(tmp_path / "remotes", "hw1-alice",
+                          [("2026-03-01T20:00:00+01:00", NOTEBOOK)])
+    with FakeGitHub("classroom", [[_repo("hw1-alice", alice)]]) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out",
+                     str(tmp_path / "out"), "--api-url", api.url,
+                     "--deadline", "2026-03-01T23:59:00+01:00"])
+    err = capsys.readouterr().err
+    assert code == 1 and "hw1-alice" in err and "--commit-times" in err and "HTTP 404" in err
+
+
+def _roster(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("layout", ["own columns", "GitHub Classroom's roster"])
+def test_roster_logins_are_matched_exactly(layout: str, tmp_path: Path, token: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """With a roster (the course's own columns named by --login-column and --id-column, or
+    GitHub Classroom's old roster as it is): is jax-hw1-redo-ada-l (another assignment) not
+    taken as a learner redo-ada-l, are ada-l and Bo taken (as the roster spells Bo), and does
+    every repository not taken, and the rostered learner with none, appear with why in the
+    terminal and not_taken.csv?"""
+    remotes = tmp_path / "remotes"
+    names = ("jax-hw1-ada-l", "jax-hw1-redo-ada-l", "jax-hw1-bo", "jax-hw1-stranger")
+    pages = [[_repo(n, _remote(remotes, n, {"01_arrays.ipynb": NOTEBOOK})) for n in names]
+             + [_repo("jax-hw2-ada-l")]]
+    if layout == "own columns":
+        roster = _roster(tmp_path / "class.csv", "Student number,GitHub,Name\n"
+                         "s001,ada-l,Ada L\ns002,Bo,Bo C\ns003,cy,Cy D\ns004,,Di E\n")
+        extra = ["--login-column", "GitHub", "--id-column", "Student number"]
+    else:
+        roster = _roster(tmp_path / "classroom_roster.csv",
+                         '\ufeff"identifier","github_username","github_id","name"\n'
+                         '"s001","ada-l","1","Ada L"\n"s002","Bo","2","Bo C"\n'
+                         '"s003","cy","3","Cy D"\n"s004","","","Di E"\n')
+        extra = []
+    out = tmp_path / "out"
+    with FakeGitHub("classroom", pages) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "jax-hw1", "--out", str(out),
+                     "--api-url", api.url, "--roster", str(roster), *extra])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["Bo", "ada-l"]
+    rows = [(r["repository"], r["login"], r["reason"]) for r in
+            csv.DictReader((out / "not_taken.csv").open())]
+    assert [(r, login) for r, login, _ in rows] == [
+        ("jax-hw1-redo-ada-l", "redo-ada-l"), ("jax-hw1-stranger", "stranger"),
+        ("jax-hw2-ada-l", ""), ("", "cy")]
+    assert "no login on the roster" in rows[0][2]
+    assert rows[3][2] == "on the roster (s003), but no repository jax-hw1-cy"
+    assert "not taken: jax-hw1-redo-ada-l: 'redo-ada-l' is no login on the roster" in \
+        printed.err
+    assert "not taken: (no repository): on the roster (s003)" in printed.err
+    assert "1 repositories not named jax-hw1-<login>" in printed.err
+    assert "no --roster" not in printed.err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name,email\nAda,a@x.example\n", "no login column"),
+    ("login\nada\nADA\n", "line 3: login ADA is listed twice"),
+    ("login\nnot a login\n", "line 2: 'not a login' is not a GitHub login")])
+def test_bad_roster_is_a_usage_error(text: str, message: str, tmp_path: Path, token: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Is a roster without a login column, with a login twice or with a login GitHub could not
+    have refused before anything is fetched (exit 2), naming the line?"""
+    roster = _roster(tmp_path / "roster.csv", text)
+    assert main(["fetch", "--org", "o", "--prefix", "p", "--out", str(tmp_path / "out"),
+                 "--roster", str(roster)]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_a_busy_api_is_tried_again(tmp_path: Path, token: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """When the API first answers 502, then a secondary rate limit's 403, then 429 with
+    Retry-After, is each request tried again until it succeeds (exit 0, the repository
+    fetched); and is a 403 that is no rate limit refused at once?"""
+    alice = _remote(tmp_path / "remotes", "hw1-alice", {"01_arrays.ipynb": NOTEBOOK})
+    busy = [(502, "Server Error", {}),
+            (403, "You have exceeded a secondary rate limit. Please wait a few minutes.", {}),
+            (429, "Too many requests", {"Retry-After": "0"})]
+    with FakeGitHub("classroom", [[_repo("hw1-alice", alice)]], failures=busy) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out",
+                     str(tmp_path / "out"), "--api-url", api.url])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert len(api.requests) == 5  # three refused, the page, the empty page
+    assert (tmp_path / "out" / "alice" / "01_arrays.ipynb").is_file()
+    with FakeGitHub("classroom", [[]], failures=[(403, "Resource not accessible", {})]) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out",
+                     str(tmp_path / "out2"), "--api-url", api.url])
+    assert code == 1 and len(api.requests) == 1
+    assert "HTTP 403: Resource not accessible" in capsys.readouterr().err
+
+
+def test_a_transient_git_failure_is_tried_again(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Is a clone that fails with a server's 502 cloned again (and the half-made clone
+    removed first), while one that fails for good (no such repository) is not?"""
+    calls: list[list[str]] = []
+    real_run = subprocess.run
+    failing = [True]
+
+    def flaky(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        calls.append(argv)
+        if argv[1] == "clone" and failing.pop() if failing else False:
+            Path(argv[-1]).mkdir(parents=True)  # what a failed clone can leave behind
+            return subprocess.CompletedProcess(argv, 128, b"", b"fatal: unable to access "
+                                               b"'x': The requested URL returned error: 502\n")
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(classroom_fetch.subprocess, "run", flaky)
+    remote = _remote(tmp_path / "remotes", "hw1-alice", {"01_arrays.ipynb": NOTEBOOK})
+    assert len(clone(remote, tmp_path / "a", TOKEN, "https://api.github.com")) == 40
+    assert sum(a[1] == "clone" for a in calls) == 2
+    calls.clear()
+    with pytest.raises(FetchError, match="git clone"):
+        clone((tmp_path / "none.git").as_uri(), tmp_path / "b", TOKEN, "https://api.github.com")
+    assert sum(a[1] == "clone" for a in calls) == 1
+
+
+def test_the_wait_before_a_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does a retry wait what the server's Retry-After says, else until its rate limit's
+    reset, else doubling backoff, never longer than RETRY_MAX_WAIT?"""
+    monkeypatch.setattr(classroom_fetch, "RETRY_BASE", 1.0)
+    monkeypatch.setattr(classroom_fetch.time, "time", lambda: 1_000.0)
+    wait = classroom_fetch._wait
+    assert wait(0, "7") == 7.0
+    assert wait(3, None) == 8.0
+    assert wait(0, None, "1030") == 30.0
+    assert wait(0, None, "900") == 0.0  # the reset already passed
+    assert wait(0, "9999") == classroom_fetch.RETRY_MAX_WAIT
+    assert wait(2, "soon") == 4.0  # not a number: backoff
+
+
+def test_run_git_tries_a_transient_failure_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does run_git (which return-feedback's fetch and push go through) run git again after
+    a failure git calls transient (a server's 503, a dropped connection), and not after one
+    that is final (a rejected push), naming it with git's last line, token hidden?"""
+    said = [b"fatal: unable to access 'x': The requested URL returned error: 503\n",
+            b"error: RPC failed; curl 56 Recv failure: Connection reset by peer\n", None]
+    runs: list[list[str]] = []
+
+    def fake(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+        runs.append(argv)
+        err = said.pop(0)
+        return subprocess.CompletedProcess(argv, 0 if err is None else 128, b"ok", err or b"")
+
+    monkeypatch.setattr(classroom_fetch.subprocess, "run", fake)
+    assert classroom_fetch.run_git(["git", "push"], {}, TOKEN, "git push").stdout == b"ok"
+    assert len(runs) == 3
+    said[:] = [f"! [rejected] (fetch first) for {TOKEN}\n".encode()]
+    runs.clear()
+    with pytest.raises(FetchError, match=r"git push failed: ! \[rejected\]") as caught:
+        classroom_fetch.run_git(["git", "push"], {}, TOKEN, "git push")
+    assert len(runs) == 1 and TOKEN not in str(caught.value)

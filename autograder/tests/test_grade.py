@@ -20,8 +20,9 @@ from autograder.grader.release import ROOT
 from autograder.grader.submissions import RENAMED, Submission, current_name, discover
 from autograder.tests.harness_runs import times_answers
 
-EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points)
-    "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("graded", 0),
+EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points); empty-stub is the
+    # notebook as released: not submitted, decided before any kernel (never a 0)
+    "correct": ("graded", 5), "partial": ("graded", 3), "empty-stub": ("not_submitted", 0),
     "colab-saved": ("graded", 5), "colab-saved-no-markers": ("graded", 5),
     "cells-deleted": ("graded", 2), "tests-edited": ("graded", 0),
     "reordered-duplicated": ("graded", 5), "extra-helper-cell": ("graded", 5),
@@ -165,8 +166,9 @@ def test_each_case_gets_its_result(graded: Path, case: str) -> None:
     result = json.loads((graded / case / "00_tiny" / "result.json").read_text())
     assert (result["status"], result["score"]) == EXPECTED[case], result["message"]
     assert result["max_score"] == 5 and result["environment"]["jax"]
-    if result["status"] == "invalid":
+    if result["status"] in ("invalid", "not_submitted"):
         assert result["message"] and (graded / case / "00_tiny" / "result.json").exists()
+        assert result["questions"] == [] and "execute" not in result["stages"]
     else:
         from autograder.grader.grading import STAGES
 
@@ -178,12 +180,13 @@ def test_each_case_gets_its_result(graded: Path, case: str) -> None:
 
 @pytest.mark.slow
 def test_question_statuses(graded: Path) -> None:
-    """Are not-attempted, missing and passed questions told apart?"""
+    """Are not-attempted, missing and passed questions told apart (a question left as
+    released in a notebook with other work is not attempted)?"""
     def statuses(case):
         data = json.loads((graded / case / "00_tiny" / "result.json").read_text())
         return {q["id"]: (q["status"], q["message"]) for q in data["questions"]}
 
-    assert statuses("empty-stub")["q1_double"] == ("failed", "not attempted")
+    assert statuses("partial")["q1_double"] == ("failed", "not attempted")
     assert statuses("cells-deleted")["q2_set_first"][0] == "missing"
     assert statuses("correct")["q2_set_first"] == ("passed", "")
 
@@ -215,7 +218,7 @@ def test_feedback_hides_hidden_tests(graded: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["partial", "empty-stub", "cells-deleted"])
+@pytest.mark.parametrize("case", ["partial", "tests-edited", "cells-deleted"])
 def test_feedback_page_starts_with_what_to_fix(graded: Path, case: str) -> None:
     """Does the page of a submission with failures open with the table of questions, each
     failed question's message there before the first answer's code, its links all landing
@@ -247,7 +250,8 @@ TIMED = [p.stem for p in SOURCES if times_answers(p)]
     pytest.param([p.stem for p in SOURCES if p.stem not in TIMED], id="the-others")])
 def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path, stems: list[str]
                                                        ) -> None:
-    """Graded by nbgrader, does every solution score full marks and every exercise 0? (The
+    """Graded by nbgrader, does every solution score full marks, and is every exercise as
+    released not submitted (never a 0, no kernel run)? (The
     assignments whose tests time answers are graded apart, one timing test at a time under
     xdist; the two runs together grade every assignment.)"""
     assert stems and set(TIMED) < {p.stem for p in SOURCES}
@@ -261,8 +265,9 @@ def test_solutions_score_full_marks_and_exercises_zero(tmp_path: Path, stems: li
     results = [json.loads(p.read_text()) for p in sorted(out.glob("*/*/result.json"))]
     assert len(results) == 2 * len(stems)
     for r in results:
-        assert r["status"] == "graded", r["message"]
-        want = r["max_score"] if r["student"] == "reference" else 0
+        reference = r["student"] == "reference"
+        assert r["status"] == ("graded" if reference else "not_submitted"), r["message"]
+        want = r["max_score"] if reference else 0
         assert r["score"] == want, (r["assignment"], r["student"], r["questions"])
 
 

@@ -406,7 +406,8 @@ def test_honest_submissions_graded_as_alone(batch: dict) -> None:
     assert len(honest) == HONEST_COPIES
     for case, r in honest.items():
         kind = case.split("-", 2)[2]
-        assert (r["status"], r["score"]) == ("graded", HONEST[kind])
+        status = "not_submitted" if kind == "empty-stub" else "graded"  # left as released
+        assert (r["status"], r["score"]) == (status, HONEST[kind])
         assert core(r) == core(alone[kind]), case
 
 
@@ -784,3 +785,205 @@ def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
     check_vectorised(batched, lambda n: (xs[:1].repeat(n, axis=0),), name="batched")
     assert timing.check_speedup(batched, _smooth_batch, xs, required=1.5,
                                 clock=timing.CPU).ratio > 1.5
+
+
+# ---------------------------------------------------------------- issue 38, items 2 and 3: what
+# the kernel observes about an answer. Timing on inputs no answer can foresee, with the timed
+# outputs checked; host callbacks seen inside jitted programs; purity decided from behaviour.
+# Each attack scored full points before; each sits beside an honest twin that keeps them.
+
+
+def _smooth(x: Any, steps: int) -> Any:
+    """05 q5's eager smooth(x, steps), the reference its timing test compares with."""
+    for i in range(steps):
+        x = 0.9 * jnp.tanh(x) + 0.1 * jnp.sin(x + i)
+    return x
+
+
+def _fresh_signal(rng: Any) -> tuple:
+    """05 q5's recipe for each timed call's input: a new random signal in [-3, 3]."""
+    return jnp.asarray(rng.uniform(-3.0, 3.0, size=256), jnp.float32), 50
+
+
+def _memoising_callback_answer():
+    """The attack that scored 3/3 at 17-22x on 05 q5: a jitted pure_callback into the eager
+    code that remembers results by a scale-free key (a rescaled input hits the memo)."""
+    import numpy as np
+
+    remembered: dict = {}
+
+    def eager(a, steps):
+        key = (a.shape, steps, np.round(a / (np.abs(a).max() + 1e-30), 5).tobytes())
+        if key not in remembered:
+            remembered[key] = np.asarray(_smooth(jnp.asarray(a), steps))
+        return remembered[key]
+
+    def fast(x, steps):
+        shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+        return jax.pure_callback(lambda a: eager(np.asarray(a), steps), shape, x)
+
+    return jax.jit(fast, static_argnames="steps")
+
+
+@pytest.mark.timing
+def test_a_memoising_pure_callback_loses_05_q5s_timing_points_while_jit_keeps_them() -> None:
+    """Does the memoising jitted pure_callback fail 05 q5's timing test, naming the callback
+    (and measuring no speedup, since no fresh input repeats), while the honest
+    ``jax.jit(smooth, static_argnames="steps")`` passes all three of its results?"""
+    from autograder.kernel import reporter
+
+    x = jnp.linspace(-3.0, 3.0, 256, dtype=jnp.float32)
+    results = {}
+    for label, fast in (("attack", _memoising_callback_answer()),
+                        ("honest", jax.jit(_smooth, static_argnames="steps"))):
+        entries: list = []
+        with reporter.collecting(entries.append):
+            timing.check_speedup(fast, _smooth, x, 50, required=1.5, inputs=_fresh_signal,
+                                 what="fast(x, 50)", clock=timing.CPU)
+        results[label] = entries
+    compiled, values, speed = results["attack"]
+    assert "calls back into Python" in compiled.got and "pure_callback" in compiled.got
+    assert speed.got["ratio"] < 1.5  # no input repeats: the memo never hits
+    assert [e.got for e in results["honest"][:2]] == ["ok", "ok"]
+    assert results["honest"][2].got["ratio"] > 1.5
+
+
+@pytest.mark.timing
+def test_an_answer_that_returns_remembered_results_fails_on_fresh_inputs() -> None:
+    """Does an answer that is fast because it returns a result remembered from its first call
+    (no callback: jitted work, then a dictionary) fail the timed-values check, while the
+    same jitted work computed on every call passes?"""
+    honest = jax.jit(_smooth, static_argnames="steps")
+    remembered: dict = {}
+
+    def stale(x, steps):
+        if x.shape not in remembered:
+            remembered[x.shape] = honest(x, steps)
+        return remembered[x.shape]
+
+    x = jnp.linspace(-3.0, 3.0, 256, dtype=jnp.float32)
+    with pytest.raises(AssertionError, match=r"returned wrong values on \d+ of the \d+ timed"):
+        timing.check_speedup(stale, _smooth, x, 50, required=1.5, inputs=_fresh_signal,
+                             clock=timing.CPU)
+    assert timing.check_speedup(honest, _smooth, x, 50, required=1.5, inputs=_fresh_signal,
+                                clock=timing.CPU).ratio > 1.5
+
+
+def _mlp_one(p: dict, x: Any) -> Any:
+    """07 q5's per-example network."""
+    return p["w2"] @ jnp.tanh(p["w1"] @ x + p["b1"]) + p["b2"]
+
+
+def _mlp_params(rng: Any) -> dict:
+    shapes = {"w1": (32, 16), "b1": (32,), "w2": (4, 32), "b2": (4,)}
+    return {k: jnp.asarray(rng.normal(size=s) / s[-1] ** 0.5, jnp.float32)
+            for k, s in shapes.items()}
+
+
+@pytest.mark.timing
+def test_a_numpy_loop_callback_fails_07_q5_while_vmap_of_a_jitted_function_passes() -> None:
+    """Does the jitted pure_callback that loops over the batch in NumPy (3/3 at 6-8x before:
+    one equation at any batch size) fail 07 q5's "vectorised" check and the timing test's
+    "compiled" result, naming the callback, while an honest ``jit(vmap(jit(mlp)))`` passes
+    the vectorised check and all three timing results?"""
+    import numpy as np
+
+    from autograder.kernel import reporter
+    from autograder.kernel.jax_checks import check_jitted, check_vectorised
+
+    def numpy_loop(p, xs):
+        p = {k: np.asarray(v) for k, v in p.items()}
+        rows = [p["w2"] @ np.tanh(p["w1"] @ x + p["b1"]) + p["b2"] for x in np.asarray(xs)]
+        return np.stack(rows).astype(np.float32)
+
+    def via_callback(p, xs):
+        return jax.pure_callback(numpy_loop, jax.ShapeDtypeStruct((xs.shape[0], 4), xs.dtype),
+                                 p, xs)
+
+    one = jax.jit(_mlp_one)
+
+    def loop(p, xs):  # 07 q5's reference: one jitted call per example
+        return jnp.stack([one(p, x) for x in xs])
+
+    rng = np.random.default_rng(0)
+    params = _mlp_params(rng)
+    xs = jnp.asarray(rng.normal(size=(256, 16)), jnp.float32)
+    recipe = lambda r: (_mlp_params(r), jnp.asarray(r.normal(size=(256, 16)), jnp.float32))
+    make = lambda n: (params, jnp.ones((n, 16)))
+    attack, honest = jax.jit(via_callback), jax.jit(jax.vmap(jax.jit(_mlp_one), (None, 0)))
+    with pytest.raises(AssertionError, match="calls back into Python.*`numpy_loop`"):
+        check_vectorised(attack.__wrapped__, make, name="fast")
+    with pytest.raises(AssertionError, match="calls back into Python.*`numpy_loop`"):
+        check_jitted(attack, "fast", args=(params, xs))
+    entries: list = []
+    with reporter.collecting(entries.append):
+        timing.check_speedup(attack, loop, params, xs, required=1.5, inputs=recipe,
+                             clock=timing.CPU)
+    assert "calls back into Python" in entries[0].got and entries[1].got == "ok"
+    check_vectorised(honest.__wrapped__, make, name="fast")
+    check_jitted(honest, "fast", args=(params, xs))
+    assert timing.check_speedup(honest, loop, params, xs, required=1.5, inputs=recipe,
+                                clock=timing.CPU).ratio > 1.5
+
+
+def test_impure_02_answers_fail_purity_while_pure_twins_keep_their_points() -> None:
+    """02 q1's three impure answers that passed before (a write into a global dict, which left
+    tracers in it; a helper assigning a global; a functools.partial with no code of its own)
+    fail check_pure, naming what they changed, while pure twins, one printing with
+    jax.debug.print and one using a pure_callback where purity is all that is asked, pass."""
+    import functools
+
+    import numpy as np
+
+    from autograder.kernel.jax_checks import check_pure
+
+    namespace: dict = {"jax": jax, "jnp": jnp, "np": np, "functools": functools}
+    exec(compile('''
+CONFIG = {"scale": 1.0}
+_last = None
+
+def dict_write(x, scale, shift):
+    CONFIG["scale"] = scale
+    return CONFIG["scale"] * x + shift
+
+def _remember(scale):
+    global _last
+    _last = scale
+
+def via_helper(x, scale, shift):
+    _remember(scale)
+    return scale * x + shift
+
+def _logged(x, scale, shift, log):
+    log.append(scale)
+    return scale * x + shift
+
+partial_answer = functools.partial(_logged, log=[])
+
+def pure(x, scale, shift):
+    return scale * x + shift
+
+def debug_printing(x, scale, shift):
+    jax.debug.print("scale = {}", scale)
+    return scale * x + shift
+
+def with_callback(x, scale, shift):
+    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    return jax.pure_callback(lambda a, s, b: np.asarray(s * a + b, a.dtype), shape, x, scale,
+                             shift)
+
+pure_partial = functools.partial(pure, shift=1.0)
+''', "answer cell", "exec"), namespace)
+    x = jnp.array([0.0, 1.0, 2.0])
+    for name, shown in (("dict_write", "`CONFIG`['scale'] changed"),
+                        ("via_helper", "helper `_remember` assigns the global `_last`"),
+                        ("partial_answer", "keyword argument log= of a functools.partial")):
+        with pytest.raises(AssertionError, match="affine is not pure") as raised:
+            check_pure(namespace[name], x, 2.0, 1.0, name="affine")
+        assert shown in str(raised.value)
+    jitted = jax.jit(namespace["dict_write"])
+    jitted(x, 5.0, 1.0)
+    assert isinstance(namespace["CONFIG"]["scale"], jax.core.Tracer)  # what the attack left
+    for name in ("pure", "debug_printing", "with_callback"):
+        check_pure(namespace[name], x, 2.0, 1.0, name="affine")
+    check_pure(namespace["pure_partial"], x, 2.0, name="affine")

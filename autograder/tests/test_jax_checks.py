@@ -102,3 +102,149 @@ def test_check_vectorised() -> None:
     with pytest.raises(AssertionError, match="loops over the batch"):  # hidden inside jit
         check_vectorised(jax.jit(looped), make)
     check_vectorised(jax.jit(jax.vmap(per_example)), make)
+
+
+# ---------------------------------------------------------------- purity by behaviour: attacks
+# that once passed (a helper, a partial, a write into a global dict) beside pure twins
+
+CONFIG = {"scale": 1.0}
+_LAST_SCALE = None
+
+
+def _remember(scale):
+    global _LAST_SCALE
+    _LAST_SCALE = scale
+
+
+def _affine_logged(x, scale, shift, calls):
+    calls.append(scale)
+    return scale * x + shift
+
+
+def _affine(x, scale, shift):
+    return scale * x + shift
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.n = 0
+
+
+COUNTER = _Counter()
+
+
+def test_check_pure_sees_what_a_call_changes_not_only_its_bytecode() -> None:
+    """Are a write into a global dict, a helper that assigns a global, a functools.partial that
+    appends to its list, a closure's list, an object's attribute and an argument dict changed in
+    place each reported, naming what changed (and the helper's assignment as the hint)?"""
+    import functools
+
+    def writes_dict(x, scale, shift):
+        CONFIG["scale"] = scale
+        return CONFIG["scale"] * x + shift
+
+    def calls_helper(x, scale, shift):
+        _remember(scale)
+        return scale * x + shift
+
+    seen = []
+
+    def closes_over(x, scale, shift):
+        seen.append(x)
+        return scale * x + shift
+
+    def counts(x, scale, shift):
+        COUNTER.n += 1
+        return scale * x + shift
+
+    x = jnp.array([0.0, 1.0, 2.0])
+    cases = {
+        writes_dict: "`CONFIG`['scale'] changed",
+        calls_helper: "helper `_remember` assigns the global `_LAST_SCALE`",
+        functools.partial(_affine_logged, calls=[]): "keyword argument calls= of a "
+                                                      "functools.partial",
+        closes_over: "`seen` changed",
+        counts: "`COUNTER`.n changed",
+    }
+    for fn, message in cases.items():
+        with pytest.raises(AssertionError, match="is not pure") as raised:
+            check_pure(fn, x, 3.0, 1.0, name="affine")
+        assert message in str(raised.value), str(raised.value)
+
+    def updates_state(state, batch):
+        state["total"] = state["total"] + jnp.sum(batch)
+        return state, state["total"]
+
+    with pytest.raises(AssertionError, match=r"modified its arguments in place \(argument #0"):
+        check_pure(updates_state, {"total": jnp.float32(0)}, jnp.ones(2))
+
+
+def test_a_tracer_left_by_a_jitted_call_is_a_leak() -> None:
+    """Does a function that stores its argument in a global list only when traced (so the
+    eager calls change nothing) fail, naming the tracer it left behind?"""
+    store = {"last": None}
+
+    def leaks(x):
+        if isinstance(x, jax.core.Tracer):
+            store["last"] = x
+        return x * 2
+
+    with pytest.raises(AssertionError, match=r"left a JAX tracer in `store`\['last'\]"):
+        check_pure(leaks, jnp.ones(2), name="leaks")
+
+
+def test_pure_twins_keep_their_points() -> None:
+    """The honest twins: do a pure function, a functools.partial of one, a function reading a
+    global constant, one that prints with jax.debug.print and one that calls a pure NumPy
+    function through jax.pure_callback all pass, leaving the globals as they were?"""
+    import functools
+
+    def reads_constant(x, scale, shift):
+        return CONFIG["scale"] * 0 + scale * x + shift
+
+    def debug_prints(x, scale, shift):
+        jax.debug.print("scale {}", scale)
+        return scale * x + shift
+
+    def numpy_inside(x, scale, shift):
+        shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+        return scale * jax.pure_callback(lambda a: np.asarray(a) * 1.0, shape, x) + shift
+
+    before = dict(CONFIG)
+    x = jnp.array([0.0, 1.0, 2.0])
+    for fn in (_affine, reads_constant, debug_prints, numpy_inside):
+        check_pure(fn, x, 3.0, 1.0, name="affine")
+    check_pure(functools.partial(_affine, shift=1.0), x, 3.0, name="affine")
+    assert CONFIG == before
+
+
+def test_check_vectorised_and_check_jitted_name_host_callbacks() -> None:
+    """Is a jitted pure_callback looping over the batch in NumPy (one equation at any batch
+    size) refused as not vectorised and not compiled, naming the callback, while a vmap of a
+    jitted function, and one that logs with jax.debug.callback (no result), pass?"""
+    def numpy_loop(xs):
+        return np.stack([np.sum(np.asarray(x) ** 2) for x in xs]).astype(np.float32)
+
+    def via_callback(xs):
+        return jax.pure_callback(numpy_loop, jax.ShapeDtypeStruct(xs.shape[:1], xs.dtype), xs)
+
+    def per_example(x):
+        return jnp.sum(x ** 2)
+
+    def logs_the_batch(xs):  # a callback with no result: the result stays compiled work
+        jax.debug.callback(lambda v: None, xs)
+        return jax.vmap(jax.jit(per_example))(xs)
+
+    make = lambda n: (jnp.ones((n, 4)),)
+    for fn in (via_callback, jax.jit(via_callback)):
+        with pytest.raises(AssertionError, match="calls back into Python.*pure_callback of "
+                                                 "`numpy_loop`"):
+            check_vectorised(fn, make, name="batched")
+    with pytest.raises(AssertionError, match="calls back into Python"):
+        check_jitted(jax.jit(via_callback), "batched", args=make(3))
+    with pytest.raises(AssertionError, match="calls back into Python"):
+        check_no_retrace(jax.jit(via_callback), *make(3), name="batched")
+    honest = jax.jit(logs_the_batch)
+    check_vectorised(honest, make, name="batched")
+    check_jitted(honest, "batched", args=make(3))
+    check_no_retrace(honest, *make(3), name="batched")

@@ -315,7 +315,7 @@ def test_a_formula_in_any_csv_is_written_as_text(tmp_path: Path, start: str) -> 
         for row in _rows(tmp_path / name):
             for cell in row:
                 assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (name, cell)
-    rows = _rows(tmp_path / "grades.csv")
+    rows = [r[:6] for r in _rows(tmp_path / "grades.csv")]
     assert ["mallory", "00_a", "0", "5", "invalid", "'" + payload] in rows
     assert ["ann", "00_a", "1", "2", "graded", ""] in rows  # the honest twin, unchanged
     assert csv_plain("'" + payload) == payload and csv_plain("'quoted") == "'quoted"

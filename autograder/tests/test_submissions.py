@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grader.result import Result
-from autograder.grader.submissions import discover, is_safe_name, safe_name
+from autograder.grader.submissions import discover, is_safe_name, safe_name, student_folder
 from autograder.tests.conftest import FIXTURES
 
 SOURCE = FIXTURES / "course"
@@ -127,3 +127,74 @@ def test_a_result_with_an_unsafe_name_is_not_written(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a student or assignment name"):
         Result("../../x", "00_tiny", "x.ipynb").write(tmp_path / "out")
     assert not (tmp_path / "out").exists() and not (tmp_path.parent / "x").exists()
+
+
+# ---------------------------------------------------------------- identity from the layout:
+# fetch's <user>/exercises/ nesting, and folders inside a learner's folder that name another
+
+
+def _fetched(root: Path, files: dict[str, Path]) -> Path:
+    """A folder as fetch fills it: the notebooks, and its record at the top."""
+    _put(root, files)
+    (root / "fetched.csv").write_text("student,repository,commit,notebooks\n")
+    return root
+
+
+def test_a_fetched_notebook_given_by_name_is_its_users(tmp_path: Path) -> None:
+    """Is ``Copy of 00_tiny.ipynb`` in fetch's ``ada/exercises/`` given by name (the testers'
+    command, which graded a student called ``exercises``) ada's 00_tiny, as is ada's folder
+    given alone and the whole fetched folder; and without fetch's record, is a file in a
+    course ``exercises/`` folder still its user's?"""
+    subs = _fetched(tmp_path / "subs", {"ada/exercises/Copy of 00_tiny.ipynb": WORK,
+                                        "bo/exercises/00_tiny.ipynb": PARTIAL})
+    for given in (subs / "ada" / "exercises" / "Copy of 00_tiny.ipynb", subs / "ada"):
+        (only,) = discover([given], ["00_tiny"], "00_tiny")
+        assert (only.student, only.assignment, only.problem) == ("ada", "00_tiny", ""), given
+    assert sorted((s.student, s.assignment) for s in discover([subs], ["00_tiny"])) == [
+        ("ada", "00_tiny"), ("bo", "00_tiny")]
+    (subs / "fetched.csv").unlink()
+    (only,) = discover([subs / "bo" / "exercises" / "00_tiny.ipynb"], ["00_tiny"])
+    assert (only.student, only.assignment) == ("bo", "00_tiny")
+
+
+def test_a_folder_naming_another_learner_inside_a_repository_is_its_owners(
+        tmp_path: Path) -> None:
+    """Mallory's repository holds ``exercises/alice/00_tiny.ipynb`` (alice's name, full
+    marks) beside her own untouched notebook, and a ``fetched.csv`` of her own in that folder,
+    beside alice's honest nested layout: whether the whole folder, mallory's folder, or that
+    file by name is graded, or ``..`` leads through mallory's folder to it, is the file
+    mallory's (the one with work, graded), and alice's only her own notebook?"""
+    subs = _fetched(tmp_path / "subs", {"alice/exercises/00_tiny.ipynb": PARTIAL,
+                                        "mallory/exercises/00_tiny.ipynb": STUB,
+                                        "mallory/exercises/alice/00_tiny.ipynb": WORK})
+    (subs / "mallory" / "exercises" / "alice" / "fetched.csv").write_text("student\n")
+    planted = subs / "mallory" / "exercises" / "alice" / "00_tiny.ipynb"
+    dotted = subs / "alice" / ".." / "mallory" / "exercises" / "alice" / "00_tiny.ipynb"
+    for given in ([subs], [subs / "mallory"], [planted], [dotted]):
+        found = {s.student: s for s in discover(given, ["00_tiny"], source=SOURCE)}
+        assert found["mallory"].path.resolve() == planted.resolve(), given
+        assert found["mallory"].problem == ""
+        if given == [subs]:
+            assert found["alice"].path == subs / "alice" / "exercises" / "00_tiny.ipynb"
+        else:
+            assert "alice" not in found, given
+    # with the submissions folder given (as regrade does), the same
+    found = discover([subs / "mallory"], ["00_tiny"], source=SOURCE, root=subs)
+    assert [(s.student, s.path.resolve()) for s in found] == [("mallory", planted.resolve())]
+
+
+def test_a_student_is_a_plain_folder_of_the_submissions(tmp_path: Path) -> None:
+    """Does :func:`student_folder` (regrade's ``--student``) take ``alice`` and refuse a path
+    through another learner's folder, ``..``, a link to another's folder and a missing one;
+    and does discover with ``root`` refuse a path outside it?"""
+    subs = _fetched(tmp_path / "subs", {"alice/exercises/00_tiny.ipynb": WORK,
+                                        "mallory/exercises/00_tiny.ipynb": STUB})
+    (subs / "eve").symlink_to(subs / "alice", target_is_directory=True)
+    assert student_folder(subs, "alice") == subs.resolve() / "alice"
+    for bad, why in (("mallory/exercises/../alice", "not a student name"),
+                     ("../subs/alice", "not a student name"), ("..", "not a student name"),
+                     ("eve", "no folder eve"), ("zed", "no folder zed")):
+        with pytest.raises(ValueError, match=why):
+            student_folder(subs, bad)
+    with pytest.raises(ValueError, match="not inside the submissions folder"):
+        discover([tmp_path], ["00_tiny"], root=subs)

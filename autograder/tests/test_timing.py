@@ -156,21 +156,116 @@ def test_only_a_near_miss_is_measured_again(monkeypatch, first: float, measureme
     assert len(made) == measurements
 
 
-def test_fresh_inputs_differ_each_call_but_keep_shape_dtype_and_other_leaves() -> None:
-    """Does every call get float arrays with new values (same shape and dtype), while
-    integers, keys and Python numbers pass unchanged?"""
+def test_fresh_inputs_are_new_random_draws_that_keep_shape_dtype_and_other_leaves() -> None:
+    """Does every call get float arrays drawn anew within the example's range (same shape and
+    dtype), while integers, keys, Python numbers and constant arrays pass unchanged, and do
+    two tests (seeded by the OS) draw different inputs?"""
     import numpy as np
 
     key = jax.random.key(0)
-    fresh = timing.FreshInputs((jnp.ones(3), np.ones(2, np.float32), jnp.arange(3), 7, key),
-                               {"scale": 0.5})
+    example = (jnp.linspace(-3.0, 3.0, 8), np.ones(2, np.float32) * [1, 2], jnp.arange(3), 7,
+               key, jnp.zeros(4))
+    fresh = timing.FreshInputs(example, {"scale": 0.5})
     seen = set()
     for _ in range(50):
-        (x, y, ints, n, k), kwargs = fresh.next()
-        assert x.shape == (3,) and x.dtype == jnp.float32 and y.dtype == np.float32
+        (x, y, ints, n, k, zeros), kwargs = fresh.next()
+        assert x.shape == (8,) and x.dtype == jnp.float32 and isinstance(y, jax.Array)
+        assert y.dtype == np.float32 and bool(jnp.all((x >= -3) & (x <= 3)))
         assert ints.tolist() == [0, 1, 2] and n == 7 and k is key and kwargs == {"scale": 0.5}
-        seen.add((float(x[0]), float(y[0])))
-    assert len(seen) == 50 and all(abs(a - 1.0) < 1e-3 for a, _ in seen)
+        assert zeros is example[5]
+        seen.add(tuple(np.asarray(x).tolist()))
+    assert len(seen) == 50
+    other = timing.FreshInputs(example, {}).next()[0][0]
+    assert not any(np.array_equal(np.asarray(other), np.array(s)) for s in seen)
+
+
+def test_fresh_inputs_follow_the_test_cells_recipe() -> None:
+    """With ``inputs=``, are a call's positional arguments what the recipe draws from the
+    generator (NumPy arrays placed on the device), the keyword arguments kept?"""
+    import numpy as np
+
+    fresh = timing.FreshInputs((jnp.ones(3), 5), {"mode": "l2"},
+                               make=lambda rng: (rng.normal(size=(2, 3)).astype(np.float32), 9))
+    (x, n), kwargs = fresh.next()
+    assert isinstance(x, jax.Array) and x.shape == (2, 3) and n == 9 and kwargs == {"mode": "l2"}
+    single = timing.FreshInputs((), {}, make=lambda rng: rng.uniform(size=4))
+    assert single.next()[0][0].shape == (4,)
+
+
+def test_timed_calls_share_inputs_with_the_reference_at_random_positions() -> None:
+    """In each round, do the reference's timed calls get inputs that the answer got too, at
+    positions among its calls that change from round to round, with both outputs kept?"""
+    import numpy as np
+
+    seen: dict[str, list[float]] = {"answer": [], "reference": []}
+
+    def tagged(name):
+        def fn(x):
+            seen[name].append(float(x[0]))
+            time.sleep(0.0005 if name == "answer" else 0.002)
+            return x * 2
+        return fn
+
+    timing.compare({"answer": tagged("answer"), "reference": tagged("reference")},
+                   jnp.linspace(0.0, 1.0, 4), rounds=4, warmup=1, target=0.004, fresh=True,
+                   pair=("answer", "reference"))
+    pairs = list(timing._last_pairs)
+    assert len(pairs) >= 4
+    assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in pairs)
+    answer, reference = seen["answer"][2:], seen["reference"][2:]  # after warm-up, calibration
+    assert set(reference) <= set(answer)
+    assert len(set(answer)) == len(answer)  # no input repeated
+    positions = [answer.index(value) for value in reference]
+    assert len(set(np.diff(positions))) > 1 or len(set(positions)) > 1
+
+
+def test_wrong_outputs_forgive_one_disagreement_among_five_but_not_two() -> None:
+    """Does the output check pass matching outputs and one float32 tie among five or more
+    compared calls, and fail two disagreements (or one among fewer than five), saying how?"""
+    right, wrong = jnp.ones(3), jnp.ones(3) * 2
+    assert timing.wrong_outputs([(right, right)] * 7, "fast", "ref", 1e-4, 1e-5) is None
+    assert timing.wrong_outputs([(wrong, right)] + [(right, right)] * 6, "fast", "ref", 1e-4,
+                                1e-5) is None
+    message = timing.wrong_outputs([(wrong, right)] * 2 + [(right, right)] * 5, "fast", "ref",
+                                   1e-4, 1e-5)
+    assert message and "wrong values on 2 of the 7 timed calls" in message
+    assert timing.wrong_outputs([(wrong, right), (right, right)], "f", "r", 1e-4, 1e-5)
+    tree = timing.wrong_outputs([((right,), right)] * 3, "f", "r", 1e-4, 1e-5)
+    assert tree and "where the reference returned" in tree
+
+
+def test_check_speedup_reports_callbacks_values_and_speedup_in_the_trusted_order() -> None:
+    """Do a timing test's three results (no callback, the timed values, the speedup) reach the
+    grader in the same order and under the same names as the trusted run records them, and
+    does a jitted callback fail the first while an honest jit passes all three?"""
+    import numpy as np
+
+    from autograder.kernel import reporter
+
+    def slow(x):
+        for _ in range(30):
+            x = jnp.sin(x) * 0.9
+        return x
+
+    def via_callback(x):
+        return jax.pure_callback(lambda a: np.asarray(slow(jnp.asarray(a))),
+                                 jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    x = jnp.linspace(-1.0, 1.0, 64)
+    entries: dict[str, list] = {}
+    for label, fast, recording in (("trusted", None, True), ("honest", jax.jit(slow), False),
+                                   ("callback", jax.jit(via_callback), False)):
+        entries[label] = []
+        with reporter.collecting(entries[label].append, recording=recording):
+            timing.check_speedup(fast, slow, x, required=1.5, what="fast(x)", rounds=3,
+                                 clock=timing.CPU)
+    keys = [[e.key for e in found] for found in entries.values()]
+    assert keys[0] == keys[1] == keys[2] and [k[0] for k in keys[0]] == ["value", "value",
+                                                                         "speedup"]
+    honest, attack = entries["honest"], entries["callback"]
+    assert [e.got for e in honest[:2]] == ["ok", "ok"] and honest[2].got["ratio"] > 1.5
+    assert "calls back into Python" in attack[0].got and "pure_callback" in attack[0].got
+    assert attack[1].got == "ok"  # its values are right: the callback ran the eager code
 
 
 def test_timing_tests_run_in_one_xdist_group(request: pytest.FixtureRequest) -> None:

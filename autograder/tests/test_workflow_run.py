@@ -181,8 +181,22 @@ def _learners(remotes: Path) -> dict[str, str]:
     return cases
 
 
+def _activity(remotes: Path, cases: dict[str, str]) -> dict[str, list[dict]]:
+    """Each repository's pushes as GitHub's activity API gives them: every commit received
+    when it says it was made (these learners' clocks are right)."""
+    found = {}
+    for user in cases:
+        bare = remotes / ORG / f"{PREFIX}-{user}.git"
+        log = subprocess.run(["git", "--git-dir", str(bare), "log", "--format=%H %cI", "main"],
+                             capture_output=True, text=True, check=True).stdout.split("\n")
+        found[f"{PREFIX}-{user}"] = [{"after": line.split()[0], "timestamp": line.split()[1],
+                                      "ref": "refs/heads/main", "activity_type": "push"}
+                                     for line in log if line.strip()]
+    return found
+
+
 def _grading_files(root: Path) -> None:
-    """The instructor's grading/ folder: roster, Canvas export, overrides."""
+    """The instructor's grading/ folder: roster, Canvas export, overrides, term file."""
     grading = root / "grading"
     grading.mkdir()
     users = ["ann", "BoChen", "cy", "dee", "eve", "late-lee", "copy-cat"]
@@ -198,6 +212,8 @@ def _grading_files(root: Path) -> None:
     (grading / "overrides.csv").write_text(
         "student,assignment,question,score,reason\n"
         "eve,00_tiny,,4,handed in by e-mail\n")
+    (grading / "term.toml").write_text(  # past the due time: work not submitted counts 0
+        f"[assignment.00_tiny]\ndue = {DEADLINE}\nmissing = 0\n")
 
 
 @pytest.fixture
@@ -214,12 +230,14 @@ def jobs_root() -> Iterator[Path]:
 @pytest.mark.slow
 def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_root: Path,
                                                          postgres_url: str) -> None:
-    """Run as a runner would, with source=classroom, a deadline and return_feedback: does
+    """Run as a runner would, with source=github, a deadline and return_feedback: does
     gather fetch the seven learners' repositories (late-lee at the commit before the
     deadline), do the four shards grade them (the isolation check failing only where no
     sandbox works), does merge write grades, the Canvas and Moodle imports from the roster
     and Canvas export (dee, not in Canvas, in unmatched.csv; eve's hand-set 4 everywhere),
-    the late commit in the summary and the grades into PostgreSQL, does return put each
+    the late commit in the summary and the grades into PostgreSQL (a notebook left as
+    released not submitted, given the term file's 0 once due; the assignments input
+    passed to grade and merge), does return put each
     learner's own page on their feedback branch, and does feedback.yml's check report a
     learner's visible checks?"""
     from autograder.grader.course import isolation
@@ -227,15 +245,16 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     remotes = tmp_path / "remotes"
     cases = _learners(remotes)
     db = fresh_database(postgres_url, "workflow_run")
-    inputs = {"source": "classroom", "org": ORG, "prefix": PREFIX, "folder": "submissions",
-              "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True}
+    inputs = {"source": "github", "org": ORG, "prefix": PREFIX, "folder": "submissions",
+              "archive_url": "", "run_id": "", "deadline": DEADLINE, "return_feedback": True,
+              "assignments": "00_tiny"}
     secrets = {"CLASSROOM_TOKEN": TOKEN, "GRADEBOOK_URL": db, "FEEDBACK_TOKEN": "not-used",
                "LEARN_JAX_RESULTS_KEY": "a-test-key-for-the-shards-manifests"}
     _grading_files(jobs_root)
     runner = Runner(CLASSROOM / "grade-all.yml", jobs_root, inputs, secrets, env={
         "GITHUB_SERVER_URL": remotes.as_uri()})
     with FakeGitHub(ORG, [[_repo(f"{PREFIX}-{u}", (remotes / ORG / f"{PREFIX}-{u}.git")
-                                 .as_uri()) for u in cases]]) as api:
+                                 .as_uri()) for u in cases]], _activity(remotes, cases)) as api:
         runner.env["GITHUB_API_URL"] = api.url
         gathered = runner.run_job("gather")
     log = "\n".join(runner.log)
@@ -262,9 +281,11 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
 
     grades = {r["student"]: (r["score"], r["status"])
               for r in csv.DictReader((results / "grades.csv").open())}
-    assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"), "cy": ("0", "graded"),
-                      "dee": ("5", "graded"), "eve": ("4", "graded"),
-                      "late-lee": ("0", "graded"), "copy-cat": ("5", "graded")}, log
+    # cy's notebook, and late-lee's at the deadline, are as released: not submitted, and the
+    # term file's 0 for missing work once 00_tiny is due
+    assert grades == {"ann": ("5", "graded"), "BoChen": ("3", "graded"),
+                      "cy": ("0", "not_submitted"), "dee": ("5", "graded"), "eve": ("4", "graded"),
+                      "late-lee": ("0", "not_submitted"), "copy-cat": ("5", "graded")}, log
     canvas = list(csv.reader((results / "grades-canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                          "Lab 0: Tiny (5100)"]
@@ -288,7 +309,9 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
                 "select count(distinct student_id) from submitted_assignment")).scalar()
     finally:
         engine.dispose()
-    assert students == 6  # eve's submission was invalid: her score is a hand-set one only
+    # eve's submission was invalid (her score is a hand-set one only); cy's and late-lee's
+    # were not submitted: nothing graded to record
+    assert students == 4
 
     returned = runner.run_job("return")
     log = "\n".join(runner.log)
@@ -296,7 +319,7 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
     for user in ("ann", "copy-cat"):
         bare = remotes / ORG / f"{PREFIX}-{user}.git"
         page = subprocess.run(["git", "--git-dir", str(bare), "show",
-                               "feedback:feedback/00_tiny.html"], capture_output=True,
+                               "learn-jax-feedback:feedback/00_tiny.html"], capture_output=True,
                               text=True, check=True).stdout
         assert page == (results / user / "00_tiny" / "feedback.html").read_text()
 

@@ -121,7 +121,14 @@ def test_grade_all_shards_sandboxes_and_merges() -> None:
     merge_runs = "\n".join(s.get("run", "") for s in jobs["merge"]["steps"])
     assert "python -m autograder merge results-*" in merge_runs
     assert "--export canvas,moodle" in merge_runs and "GITHUB_STEP_SUMMARY" in merge_runs
-    assert "roster canvas-gradebook canvas-columns overrides" in merge_runs
+    assert "roster canvas-gradebook moodle-gradebook canvas-columns overrides" in merge_runs
+    assert "--term grading/term.toml" in merge_runs  # the term file, where the repository has it
+    # --assignments reaches both the shards and the merge, so a run exports only what it graded
+    assert '--assignments "$ASSIGNMENTS"' in merge_runs
+    assert any('--assignments "$ASSIGNMENTS"' in r for r in grade_runs)
+    uploads = [s for s in jobs["merge"]["steps"] if s.get("uses", "").startswith(
+        "actions/upload-artifact@")]
+    assert any(s["with"]["path"] == "results/summary-full.md" for s in uploads)
     assert "${{ secrets.CLASSROOM_TOKEN }}" in text
     # The real deployment: as root (kernels drop to unprivileged users), sandbox required,
     # shards signed with the results key and merged only when they verify.

@@ -15,6 +15,11 @@ and hand-set scores.
 ``--canvas-columns FILE``
     Optional: ``assignment, canvas_column`` rows naming the Canvas column (its full heading
     ``Title (id)``, or its title) for a course assignment whose Canvas title does not name it.
+``--moodle-gradebook FILE``
+    Moodle's gradebook export (Grades > Export > Plain text file): the user fields the site
+    shows (``First name, Last name, ID number, Institution, Department, Email address``), one
+    ``Kind: Title (Real)`` column per grade item (``Assignment: Lab 1 (Real)``), the totals
+    (``Course total (Real)``) and ``Last downloaded from this course``; ``-`` for no grade.
 ``--overrides FILE``
     Hand-set scores: ``student, assignment, question, score, reason``. ``student`` is the
     GitHub username (or the roster's identifier); an empty ``question`` sets the whole
@@ -253,6 +258,72 @@ def read_column_map(path: Path) -> dict[str, str]:
     return mapping
 
 
+# ---------------------------------------------------------------------- Moodle gradebook
+
+MOODLE_USER_FIELDS = ("First name", "Last name", "Surname", "ID number", "Institution",
+                      "Department", "Email address", "Username", "Phone", "Mobile phone",
+                      "City/town", "Country", "Address")
+MOODLE_KEYS = ("Email address", "ID number", "Username")
+MOODLE_TIME = "Last downloaded from this course"
+# A grade item's heading: "Assignment: Lab 1 (Real)" (the module's name, the item's, and how
+# the grade is shown); the totals ("Course total (Real)") have no module name.
+_MOODLE_ITEM = re.compile(r"^(?P<kind>[^:]+):\s*(?P<title>.*?)\s*\((?P<shown>[^()]*)\)\s*$")
+
+
+@dataclass(frozen=True)
+class MoodleGradebook:
+    """A Moodle gradebook export (plain text), kept as Moodle wrote it."""
+
+    header: list[str]
+    students: list[list[str]]
+
+    def column(self, name: str) -> int:
+        """The index of column ``name`` (-1 when absent)."""
+        return self.header.index(name) if name in self.header else -1
+
+    def identity(self) -> list[int]:
+        """The user-field columns (and the export time), kept in an import."""
+        return [i for i, h in enumerate(self.header) if h in MOODLE_USER_FIELDS
+                or h == MOODLE_TIME]
+
+    def item_columns(self) -> dict[int, str]:
+        """Column index -> grade item title, for the items graded in points (``(Real)``)."""
+        found = {}
+        for i, heading in enumerate(self.header):
+            match = _MOODLE_ITEM.match(heading)
+            if match and match["shown"].strip().casefold() == "real":
+                found[i] = match["title"]
+        return found
+
+
+def read_moodle_gradebook(path: Path) -> MoodleGradebook:
+    """The Moodle gradebook export at ``path``.
+
+    Raises:
+        ValueError: no user column to match learners by (``Email address``, ``ID number`` or
+            ``Username``), no student rows, or a row longer than the header.
+    """
+    rows = _read_csv(path, "Moodle gradebook")
+    if not rows:
+        raise ValueError(f"Moodle gradebook {path}: empty file")
+    header = [h.strip() for h in rows[0]]
+    if not any(k in header for k in MOODLE_KEYS):
+        raise ValueError(f"Moodle gradebook {path}: expected Moodle's export (Grades > Export > "
+                         f"Plain text file) with an {' or '.join(MOODLE_KEYS)} column; the "
+                         f"header starts {', '.join(header[:5])}")
+    students = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) > len(header):
+            raise ValueError(f"Moodle gradebook {path}: line {line} has {len(row)} cells, the "
+                             f"header {len(header)}")
+        students.append(row + [""] * (len(header) - len(row)))
+    if not students:
+        raise ValueError(f"Moodle gradebook {path}: no student rows")
+    return MoodleGradebook(header, students)
+
+
 # ---------------------------------------------------------------------------- overrides
 
 @dataclass(frozen=True)
@@ -382,3 +453,8 @@ class Classroom:
     canvas_columns: dict[str, str] = field(default_factory=dict)
     applied: list[Applied] = field(default_factory=list)
     override_problems: list[str] = field(default_factory=list)
+    moodle: MoodleGradebook | None = None
+    # the term's decisions (autograder.grader.classroom.term.Decision), by (student, assignment)
+    decisions: dict = field(default_factory=dict)
+    replace_scores: bool = False  # write over scores already in the LMS (--replace-lms-scores)
+    replace_excused: bool = False  # write over EX in the LMS (--replace-lms-excused)

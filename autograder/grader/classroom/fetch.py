@@ -1,22 +1,49 @@
-"""The ``fetch`` command: copy a GitHub Classroom assignment's notebooks for grading.
+"""The ``fetch`` command: copy each learner's notebooks from their repository in a GitHub
+organisation, for grading.
 
-``python -m autograder fetch --org ORG --prefix PREFIX --out submissions [--api-url URL]``
+``python -m autograder fetch --org ORG --prefix PREFIX --roster ROSTER.csv --out submissions
+[--deadline TIME] [--jobs N]``
 
-GitHub Classroom gives each student a repository ``<PREFIX>-<username>`` in the classroom's
-organisation. This command lists the organisation's repositories with GitHub's REST API
-(``GET /orgs/{org}/repos``, page by page), keeps those named ``<PREFIX>-<username>``, clones
-each one (``git clone --depth 1``) into a temporary folder, and copies its notebooks into
-``OUT/<username>/``, keeping their paths inside the repository, so that
-``python -m autograder grade OUT`` grades them as ``<username>``'s. ``OUT/fetched.csv`` records
-which commit of which repository each student's notebooks came from.
+The course's GitHub path (GitHub Classroom was retired on 2026-08-28; its organisations and
+repositories remain): the instructor keeps an organisation, makes one repository per learner
+and assignment from the assignment's template repository, named ``<PREFIX>-<login>`` (the
+learner's GitHub login), and keeps a roster CSV with an identifier column and a login column
+(``--id-column``, default the first of ``identifier``, ``email``, ``student_id``, ``id``;
+``--login-column``, default the first of ``github_username``, ``login``, ``github``,
+``username``). GitHub Classroom's old roster (``identifier, github_username, github_id,
+name``) is such a file as it is.
+
+This command lists the organisation's repositories with GitHub's REST API
+(``GET /orgs/{org}/repos``, page by page) and takes exactly those named ``<PREFIX>-<login>``
+for a login on the roster (case-insensitive, as GitHub's are): ``jax-hw1-redo-ada-l`` is
+another assignment's repository, not a learner ``redo-ada-l``. Every repository it does not
+take is listed with why, in the terminal and in ``OUT/not_taken.csv`` (``repository, login,
+reason``), with the rostered learners who have no repository. Without ``--roster`` every
+``<PREFIX>-<name>`` repository is taken, with a warning. Each taken repository is cloned
+(``git clone --depth 1``) into a temporary folder and its notebooks copied into
+``OUT/<login>/``, keeping their paths inside the repository, so that
+``python -m autograder grade OUT`` grades them as that learner's. ``OUT/fetched.csv`` records
+which commit of which repository each learner's notebooks came from. ``--jobs N`` clones N
+repositories at a time; API calls and clones are retried with backoff on GitHub's transient
+refusals (HTTP 5xx, 429, a secondary rate limit's 403) and on git's transient network
+failures; each repository done is a progress line ``[k/N]``.
 
 With ``--deadline TIME`` each repository is cloned with its history and taken at the last
-commit on its branch (first parents) whose commit time is at or before ``TIME`` (a student's
-own deadline from ``--extensions FILE``, ``student,deadline``, replaces it); the commits after
-it are counted as late and not taken. ``fetched.csv`` then also records ``commit_time``,
-``deadline``, ``late_commits`` and ``last_commit_time``; ``grade`` copies it into its results
-and ``summary.md`` lists the late ones. Commit times are what git records, which a learner can
-set by hand: where that matters, compare with the push times GitHub shows.
+commit on its branch (first parents) that GitHub *received* at or before ``TIME`` (a learner's
+own deadline from ``--extensions FILE``, ``student,deadline``, replaces it). When GitHub
+received a commit is read from the repository's activity
+(``GET /repos/{owner}/{repo}/activity?ref=<branch>``: each push's ``after`` commit and
+``timestamp``): a commit was received with the first push whose ``after`` is it or a commit
+built on it. A commit no recorded push covers (such as the template's first commit) falls
+back to its commit time. Commit times stay as a second opinion: a commit whose commit time
+is on time but which GitHub received after the deadline is counted as ``backdated`` (its
+date says on time, its push says late) and reported in the terminal. The commits after the
+one taken are counted late and not taken. ``fetched.csv`` then also records
+``commit_time``, ``deadline``, ``late_commits``, ``last_commit_time``, ``pushed_at``,
+``last_pushed_at``, ``backdated`` and ``decided_by`` (``push`` or ``commit time``); ``grade``
+copies it into its results and ``summary.md`` lists the late ones. ``--commit-times`` decides
+by commit times alone, for a server without the activity API (a learner can set those by
+hand: say so before using them to defend a penalty).
 
 The token is read from the environment only (``CLASSROOM_TOKEN``, else ``GITHUB_TOKEN``),
 never from the command line. It is sent to the API in a header, and to ``git`` in an
@@ -39,10 +66,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -56,14 +86,36 @@ MAX_PAGES = 1_000  # 100,000 repositories: a server that never sends an empty pa
 CLONE_TIMEOUT = 300  # seconds for one repository
 # A GitHub username: letters, digits and single hyphens inside, at most 39 characters.
 _USERNAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
-
+# Retries of a transient failure (API or git): waits of RETRY_BASE * 2**n seconds, or what
+# the server's Retry-After says (at most RETRY_MAX_WAIT).
+RETRIES = 4
+RETRY_BASE = 1.0
+RETRY_MAX_WAIT = 120.0
+# git's words for a failure worth another try (the network, or the server for a moment).
+_TRANSIENT_GIT = re.compile(
+    r"could not resolve host|connection (?:reset|refused|timed out)|timed out|early eof|"
+    r"remote end hung up|rpc failed|returned error: (?:5\d\d|429)|internal server error|"
+    r"http/2 stream|ssl_read|gnutls_handshake|temporarily unavailable", re.IGNORECASE)
+LOGIN_COLUMNS = ("github_username", "login", "github", "username")
+ID_COLUMNS = ("identifier", "email", "student_id", "id")
+NOT_TAKEN = "not_taken.csv"
 
 # fetched.csv's columns after student, repository, commit, notebooks (with --deadline only)
-FETCHED_DEADLINE = ("commit_time", "deadline", "late_commits", "last_commit_time")
+FETCHED_DEADLINE = ("commit_time", "deadline", "late_commits", "last_commit_time",
+                    "pushed_at", "last_pushed_at", "backdated", "decided_by")
 
 
 class FetchError(Exception):
     """A problem that stops or skips a fetch, with a message fit for one line of output."""
+
+
+@dataclass(frozen=True)
+class NotTaken:
+    """A repository not fetched (or a rostered learner with none), and why."""
+
+    repository: str
+    login: str
+    reason: str
 
 
 @dataclass
@@ -71,17 +123,18 @@ class Fetched:
     """What a fetch did.
 
     Attributes:
-        students: username -> (repository, commit, notebooks copied).
-        skipped: repositories that start with the prefix but were not fetched, with why.
+        students: login -> (repository, commit, notebooks copied).
+        not_taken: repositories not fetched, and rostered learners without one, with why.
         failed: repositories that could not be fetched, with why.
         seen: how many repositories the organisation listed.
+        taken: with a deadline, what was taken from each repository.
     """
 
     students: dict[str, tuple[str, str, int]] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
+    not_taken: list[NotTaken] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     seen: int = 0
-    taken: dict[str, Taken] = field(default_factory=dict)  # with a deadline: what was taken
+    taken: dict[str, Taken] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,11 +142,15 @@ class Taken:
     """The commit taken from a repository at a deadline.
 
     Attributes:
-        commit: the last commit at or before the deadline ("" when there was none).
+        commit: the last commit GitHub received at or before the deadline ("" when none).
         time: its commit time (ISO 8601, as git records it).
         deadline: the deadline applied (the student's extension when they have one).
-        late: commits after the deadline (not taken).
-        last_time: the time of the newest commit (late or not).
+        late: commits after the one taken (not taken).
+        last_time: the commit time of the newest commit (late or not).
+        pushed: when GitHub received the commit taken ("" when no push covers it).
+        last_pushed: when GitHub received the newest commit ("" when no push covers it).
+        backdated: commits not taken whose commit time is on time (pushed after the deadline).
+        decided_by: ``push`` (GitHub's activity) or ``commit time``.
     """
 
     commit: str
@@ -101,6 +158,10 @@ class Taken:
     deadline: str
     late: int
     last_time: str
+    pushed: str = ""
+    last_pushed: str = ""
+    backdated: int = 0
+    decided_by: str = "push"
 
 
 def parse_deadline(text: str) -> datetime:
@@ -120,6 +181,17 @@ def parse_deadline(text: str) -> datetime:
     return when
 
 
+def _read_rows(path: Path, what: str) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of the CSV at ``path`` (a byte-order mark allowed)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            return [c.strip() for c in (reader.fieldnames or [])], rows
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{what} {path}: cannot be read ({exc})") from None
+
+
 def read_extensions(path: Path) -> dict[str, datetime]:
     """Per-student deadlines from the CSV ``student,deadline`` at ``path`` (GitHub username,
     ISO 8601 time with offset), by lower-case username.
@@ -127,12 +199,7 @@ def read_extensions(path: Path) -> dict[str, datetime]:
     Raises:
         ValueError: a missing column, a bad time or a student twice, with the line.
     """
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.DictReader(fh))
-            columns = rows[0].keys() if rows else []
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"extensions {path}: cannot be read ({exc})") from None
+    columns, rows = _read_rows(path, "extensions")
     if rows and not {"student", "deadline"} <= set(columns):
         raise ValueError(f"extensions {path}: the header must be student,deadline")
     found: dict[str, datetime] = {}
@@ -146,6 +213,47 @@ def read_extensions(path: Path) -> dict[str, datetime]:
             found[student.lower()] = parse_deadline(row.get("deadline") or "")
         except ValueError as exc:
             raise ValueError(f"extensions {path}: line {line}: {exc}") from None
+    return found
+
+
+def read_logins(path: Path, login_column: str | None = None,
+                id_column: str | None = None) -> dict[str, tuple[str, str]]:
+    """The roster at ``path``: lower-case login -> (login, identifier).
+
+    ``login_column`` and ``id_column`` name the columns; by default the first present of
+    :data:`LOGIN_COLUMNS` and :data:`ID_COLUMNS` (GitHub Classroom's old roster has
+    ``github_username`` and ``identifier``). A row with no login (a learner not yet linked to
+    GitHub) is left out.
+
+    Raises:
+        ValueError: no such column, a login that is not a GitHub login, or one login twice,
+            with the line.
+    """
+    columns, rows = _read_rows(path, "roster")
+
+    def pick(given: str | None, known: tuple[str, ...], what: str) -> str | None:
+        if given:
+            if given not in columns:
+                raise ValueError(f"roster {path}: no column {given!r} for the {what} "
+                                 f"(columns: {', '.join(columns)})")
+            return given
+        return next((c for c in known if c in columns), None)
+
+    login_col = pick(login_column, LOGIN_COLUMNS, "login")
+    if login_col is None:
+        raise ValueError(f"roster {path}: no login column (one of {', '.join(LOGIN_COLUMNS)}; "
+                         "or name it with --login-column)")
+    id_col = pick(id_column, ID_COLUMNS, "identifier")
+    found: dict[str, tuple[str, str]] = {}
+    for line, row in enumerate(rows, start=2):
+        login = (row.get(login_col) or "").strip()
+        if not login:
+            continue
+        if not _USERNAME.match(login):
+            raise ValueError(f"roster {path}: line {line}: {login!r} is not a GitHub login")
+        if login.lower() in found:
+            raise ValueError(f"roster {path}: line {line}: login {login} is listed twice")
+        found[login.lower()] = (login, (row.get(id_col) or "").strip() if id_col else "")
     return found
 
 
@@ -163,26 +271,106 @@ def token_from_env(environ: Mapping[str, str] | None = None) -> str:
                      "organisation's repositories (it is never taken from the command line)")
 
 
-def _api_error(exc: urllib.error.HTTPError, org: str, api_url: str) -> FetchError:
-    """A one-line message for the API's refusal ``exc``."""
+def _said(exc: urllib.error.HTTPError) -> str:
+    """The API's own message in an error response, or ""."""
     try:
-        said = str(json.loads(exc.read().decode("utf-8", "replace")).get("message", ""))
+        return str(json.loads(exc.read().decode("utf-8", "replace")).get("message", ""))
     except (ValueError, AttributeError, OSError):
-        said = ""
+        return ""
+
+
+def _api_error(status: int, said: str, org: str, api_url: str) -> FetchError:
+    """A one-line message for the API's refusal."""
     said = f": {said[:200]}" if said else ""
-    if exc.code == 401:
+    if status == 401:
         return FetchError(f"the token was refused (HTTP 401{said}): check that "
                           f"{' or '.join(TOKEN_VARS)} holds a valid token that has not expired")
-    if exc.code == 404:
+    if status == 404:
         return FetchError(f"no organisation {org!r} at {api_url} (HTTP 404{said}): check "
                           "--org, and that the token may read that organisation")
-    if exc.code == 403:
+    if status == 403:
         return FetchError(f"access to {org!r}'s repositories was refused (HTTP 403{said}): "
                           "the token needs read access to the organisation's repositories "
                           "(and SSO authorisation where the organisation requires it), or "
                           "the API's rate limit was reached")
-    return FetchError(f"{api_url} answered HTTP {exc.code}{said} while listing {org!r}'s "
+    return FetchError(f"{api_url} answered HTTP {status}{said} while listing {org!r}'s "
                       "repositories")
+
+
+class ApiError(Exception):
+    """The API refused a request for good (after any retries): its status and message."""
+
+    def __init__(self, status: int, said: str) -> None:
+        super().__init__(f"HTTP {status}" + (f": {said[:200]}" if said else ""))
+        self.status, self.said = status, said
+
+
+def _wait(attempt: int, retry_after: str | None, reset: str | None = None) -> float:
+    """Seconds to wait before try ``attempt + 1``: the server's ``Retry-After``, else until
+    its rate limit's ``X-RateLimit-Reset`` (epoch seconds), else backoff; at most
+    :data:`RETRY_MAX_WAIT`."""
+    asked = None
+    try:
+        if retry_after:
+            asked = float(retry_after)
+        elif reset:
+            asked = max(0.0, float(reset) - time.time())
+    except ValueError:
+        asked = None
+    return min(RETRY_MAX_WAIT, asked if asked is not None else RETRY_BASE * 2 ** attempt)
+
+
+def _transient(status: int, said: str, headers: Mapping[str, str]) -> bool:
+    """Whether an HTTP refusal is worth another try: 5xx, 429, or a 403 that is a rate limit
+    (GitHub's secondary limit, or the primary one run out)."""
+    if status >= 500 or status == 429:
+        return True
+    return status == 403 and ("rate limit" in said.lower() or "retry-after" in
+                              {k.lower() for k in headers}
+                              or headers.get("X-RateLimit-Remaining") == "0")
+
+
+def api_get(url: str, token: str, retries: int = RETRIES) -> tuple[object, Mapping[str, str]]:
+    """GET ``url`` from the API with ``token``; the JSON and the response's headers. Retried
+    with backoff on a transient refusal (:func:`_transient`) or a dropped connection.
+
+    Raises:
+        ApiError: a refusal that is not transient, or still there after ``retries``.
+        FetchError: the API cannot be reached, or sent something that is not JSON.
+    """
+    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+               "Authorization": f"Bearer {token}", "User-Agent": "learn-jax-autograder"}
+    parts = urllib.parse.urlsplit(url)
+    host = f"{parts.scheme}://{parts.netloc}"
+    for attempt in range(retries + 1):
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                        timeout=60) as response:
+                return (json.loads(response.read().decode("utf-8")),
+                        dict(response.headers.items()))
+        except urllib.error.HTTPError as exc:
+            said, got = _said(exc), dict(exc.headers.items()) if exc.headers else {}
+            if attempt < retries and _transient(exc.code, said, got):
+                reset = got.get("X-RateLimit-Reset") if got.get(
+                    "X-RateLimit-Remaining") == "0" else None
+                time.sleep(_wait(attempt, got.get("Retry-After"), reset))
+                continue
+            raise ApiError(exc.code, said) from None
+        except urllib.error.URLError as exc:
+            refused = isinstance(exc.reason, ConnectionRefusedError)
+            if attempt < retries and not refused:
+                time.sleep(_wait(attempt, None))
+                continue
+            raise FetchError(f"cannot reach {host}: {exc.reason}") from None
+        except (ConnectionError, TimeoutError) as exc:
+            if attempt < retries:
+                time.sleep(_wait(attempt, None))
+                continue
+            raise FetchError(f"cannot reach {host}: {exc}") from None
+        except (ValueError, OSError) as exc:
+            raise FetchError(f"{host} sent something that is not JSON "
+                             f"({type(exc).__name__})") from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def list_repos(api_url: str, org: str, token: str) -> list[dict]:
@@ -192,28 +380,70 @@ def list_repos(api_url: str, org: str, token: str) -> list[dict]:
         FetchError: when the API refuses (bad token, unknown organisation) or cannot be reached.
     """
     repos: list[dict] = []
-    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
-               "Authorization": f"Bearer {token}", "User-Agent": "learn-jax-autograder"}
     for page in range(1, MAX_PAGES + 1):
         url = (f"{api_url.rstrip('/')}/orgs/{urllib.parse.quote(org, safe='')}/repos"
                f"?per_page={PER_PAGE}&page={page}")
         try:
-            with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
-                                        timeout=60) as response:
-                batch = json.loads(response.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            raise _api_error(exc, org, api_url) from None
-        except urllib.error.URLError as exc:
-            raise FetchError(f"cannot reach {api_url}: {exc.reason}") from None
-        except (ValueError, OSError) as exc:
-            raise FetchError(f"{api_url} sent something that is not a repository list "
-                             f"({type(exc).__name__})") from None
+            batch, _ = api_get(url, token)
+        except ApiError as exc:
+            raise _api_error(exc.status, exc.said, org, api_url) from None
         if not isinstance(batch, list) or not all(isinstance(r, dict) for r in batch):
             raise FetchError(f"{api_url} sent something that is not a repository list")
         if not batch:
             return repos
         repos += batch
     raise FetchError(f"{api_url} listed more than {MAX_PAGES} pages of repositories")
+
+
+def _next_link(headers: Mapping[str, str]) -> str | None:
+    """The ``rel="next"`` address of a ``Link`` header, or None."""
+    link = next((v for k, v in headers.items() if k.lower() == "link"), "")
+    for part in link.split(","):
+        match = re.match(r'\s*<([^>]+)>\s*;\s*rel="?next"?', part)
+        if match:
+            return match.group(1)
+    return None
+
+
+def push_times(api_url: str, full_name: str, branch: str, token: str
+               ) -> list[tuple[str, datetime]]:
+    """When GitHub received each commit pushed to ``branch`` of ``full_name``: (the push's
+    ``after`` commit, its ``timestamp``) for every activity that moved the branch, from
+    ``GET /repos/{owner}/{repo}/activity`` (pages followed through ``Link``, on the API's
+    own host only).
+
+    Raises:
+        FetchError: the API refused or sent something that is not an activity list.
+    """
+    query = urllib.parse.urlencode({"ref": f"refs/heads/{branch}", "per_page": PER_PAGE,
+                                    "direction": "asc"})
+    url: str | None = (f"{api_url.rstrip('/')}/repos/"
+                       f"{urllib.parse.quote(full_name, safe='/')}/activity?{query}")
+    host = urllib.parse.urlsplit(api_url).netloc
+    found: list[tuple[str, datetime]] = []
+    for _ in range(MAX_PAGES):
+        if url is None:
+            return found
+        if urllib.parse.urlsplit(url).netloc != host:
+            raise FetchError(f"the activity's next page {url} is not on {host}")
+        try:
+            batch, headers = api_get(url, token)
+        except ApiError as exc:
+            raise FetchError(f"GitHub's activity of {full_name} (when each push arrived) "
+                             f"was refused ({exc}); without it, --commit-times decides by "
+                             "commit times alone") from None
+        if not isinstance(batch, list):
+            raise FetchError(f"GitHub's activity of {full_name} is not a list")
+        for item in batch:
+            if not isinstance(item, dict) or not item.get("after") or not item.get("timestamp"):
+                continue
+            try:
+                found.append((str(item["after"]), parse_deadline(str(item["timestamp"]))))
+            except ValueError:
+                raise FetchError(f"GitHub's activity of {full_name} has a time "
+                                 f"{item['timestamp']!r} that is not ISO 8601") from None
+        url = _next_link(headers) if batch else None
+    raise FetchError(f"GitHub's activity of {full_name} ran past {MAX_PAGES} pages")
 
 
 def student_of(repo_name: str, prefix: str) -> str | None:
@@ -244,13 +474,44 @@ def git_env(token: str) -> dict[str, str]:
 
 def _hide(text: str, token: str) -> str:
     """``text`` with the token (plain or in a Basic header) replaced by ``***``."""
+    if not token:
+        return text
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return text.replace(token, "***").replace(basic, "***")
 
 
+def run_git(argv: list[str], env: Mapping[str, str], token: str, what: str,
+            retries: int = RETRIES, timeout: int = CLONE_TIMEOUT, stdin: bytes | None = None
+            ) -> subprocess.CompletedProcess:
+    """Run git's ``argv``; a failure git's message calls transient (the network, a server's
+    5xx or 429) is tried again, with backoff, up to ``retries`` times.
+
+    Raises:
+        FetchError: git failed for good, or timed out: ``what`` and git's last line (token
+            hidden).
+    """
+    for attempt in range(retries + 1):
+        try:
+            proc = subprocess.run(argv, env=dict(env), capture_output=True, input=stdin,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if attempt < retries:
+                continue
+            raise FetchError(f"{what}: git took more than {timeout} s") from None
+        if proc.returncode == 0:
+            return proc
+        err = proc.stderr.decode("utf-8", "replace")
+        if attempt < retries and _TRANSIENT_GIT.search(err):
+            time.sleep(_wait(attempt, None))
+            continue
+        said = (_hide(err, token).strip().splitlines() or ["no message"])[-1]
+        raise FetchError(f"{what} failed: {said[:300]}")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False) -> str:
     """Clone the newest commit of ``url`` into ``dest`` (``full``: with its history); return
-    the commit's id.
+    the commit's id ("" for an empty repository). Transient failures are tried again.
 
     The token goes only to an ``https`` address on the API's site (``github.com`` for
     ``api.github.com``); a ``file`` address (tests, mirrors) gets none.
@@ -265,19 +526,19 @@ def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False) ->
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG_")},
         "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "file"}
     depth = [] if full else ["--depth", "1"]
-    for argv in (["git", "clone", "--quiet", *depth, "--no-tags", "--", url, str(dest)],
-                 ["git", "-C", str(dest), "rev-parse", "HEAD"]):
+    for attempt in range(RETRIES + 1):  # a half-made clone is removed before another try
+        shutil.rmtree(dest, ignore_errors=True)
         try:
-            proc = subprocess.run(argv, env=env, capture_output=True, text=True,
-                                  timeout=CLONE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise FetchError(f"git took more than {CLONE_TIMEOUT} s on {url}") from None
-        if proc.returncode != 0:
-            if argv[1] == "-C":  # an empty repository has no commit
-                return ""
-            said = (_hide(proc.stderr, token).strip().splitlines() or ["no message"])[-1]
-            raise FetchError(f"git clone {url} failed: {said[:300]}")
-    return proc.stdout.strip()
+            run_git(["git", "clone", "--quiet", *depth, "--no-tags", "--", url, str(dest)],
+                    env, token, f"git clone {url}", retries=0)
+            break
+        except FetchError as exc:
+            if attempt >= RETRIES or not _TRANSIENT_GIT.search(str(exc)):
+                raise
+            time.sleep(_wait(attempt, None))
+    head = subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], env=env,
+                          capture_output=True, text=True, timeout=CLONE_TIMEOUT)
+    return head.stdout.strip() if head.returncode == 0 else ""  # empty: no commit
 
 
 def _git_out(repo: Path, *args: str) -> str:
@@ -289,29 +550,78 @@ def _git_out(repo: Path, *args: str) -> str:
     return proc.stdout
 
 
-def take_at(repo: Path, deadline: datetime) -> Taken:
+def branch_of(repo: Path) -> str:
+    """The branch a clone checked out (the repository's default branch), read from its
+    ``.git/HEAD`` (``ref: refs/heads/<branch>``) without starting git.
+
+    Raises:
+        FetchError: the clone's HEAD names no branch.
+    """
+    try:
+        head = (repo / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise FetchError(f"the clone has no HEAD ({exc.strerror})") from None
+    if not head.startswith("ref: refs/heads/"):
+        raise FetchError("the clone's HEAD is on no branch")
+    return head[len("ref: refs/heads/"):]
+
+
+def _empty(repo: Path) -> None:
+    """Remove the work tree of the clone ``repo`` (its ``.git`` stays)."""
+    for item in repo.iterdir():
+        if item.name == ".git":
+            continue
+        if item.is_dir() and not item.is_symlink():
+            shutil.rmtree(item)
+        else:
+            item.unlink()
+
+
+def take_at(repo: Path, deadline: datetime,
+            pushes: list[tuple[str, datetime]] | None = None) -> Taken:
     """Check out, in the clone ``repo``, the last commit of its branch (first parents, as
-    pushed) at or before ``deadline``; count the ones after it. With no commit by then the
-    work tree is emptied (nothing is taken)."""
+    pushed) that GitHub received at or before ``deadline``; count the ones after it.
+
+    ``pushes`` (from :func:`push_times`) says when each commit was received: with the first
+    push whose ``after`` is that commit or one on top of it. A commit no push covers, and
+    every commit when ``pushes`` is None, is judged by its commit time. With no commit by
+    then the work tree is emptied (nothing is taken).
+    """
     lines = _git_out(repo, "log", "--first-parent", "--format=%H %ct %cI", "HEAD").split("\n")
-    history = [line.split(" ") for line in lines if line.strip()]
+    history = [line.split(" ") for line in lines if line.strip()]  # newest first
+    place = {h[0]: i for i, h in enumerate(history)}
+    first_push: dict[int, datetime] = {}
+    for after, when in pushes or ():
+        if after in place and (place[after] not in first_push
+                               or when < first_push[place[after]]):
+            first_push[place[after]] = when
+    received: list[datetime | None] = []
+    earliest: datetime | None = None
+    for i in range(len(history)):  # commit i came with the earliest push of it or a newer one
+        if i in first_push and (earliest is None or first_push[i] < earliest):
+            earliest = first_push[i]
+        received.append(earliest)
     cutoff = deadline.timestamp()
-    on_time = [h for h in history if int(h[1]) <= cutoff]
+
+    def arrived(i: int) -> float:
+        return received[i].timestamp() if received[i] is not None else int(history[i][1])
+
     shown = deadline.isoformat()
     last = history[0][2] if history else ""
-    if not on_time:
-        for item in repo.iterdir():
-            if item.name == ".git":
-                continue
-            if item.is_dir() and not item.is_symlink():
-                shutil.rmtree(item)
-            else:
-                item.unlink()
-        return Taken("", "", shown, len(history), last)
-    commit, _, when = on_time[0]
-    _git_out(repo, "checkout", "--quiet", "--detach", commit)
-    # Late: the commits pushed on top of the one taken.
-    return Taken(commit, when, shown, history.index(on_time[0]), last)
+    last_pushed = received[0].isoformat() if history and received[0] else ""
+    taken = next((i for i in range(len(history)) if arrived(i) <= cutoff), None)
+    late = len(history) if taken is None else taken
+    backdated = sum(1 for i in range(late) if int(history[i][1]) <= cutoff)
+    if taken is None:
+        _empty(repo)
+        return Taken("", "", shown, late, last, "", last_pushed, backdated,
+                     "push" if pushes is not None else "commit time")
+    commit, _, when = history[taken]
+    if taken:  # the clone has the newest checked out already
+        _git_out(repo, "checkout", "--quiet", "--detach", commit)
+    pushed = received[taken].isoformat() if received[taken] else ""
+    return Taken(commit, when, shown, late, last, pushed, last_pushed, backdated,
+                 "push" if pushed else "commit time")
 
 
 def copy_notebooks(repo: Path, dest: Path) -> tuple[int, list[str]]:
@@ -341,23 +651,95 @@ def copy_notebooks(repo: Path, dest: Path) -> tuple[int, list[str]]:
     return copied, links
 
 
+def choose(repos: list[dict], prefix: str, roster: Mapping[str, tuple[str, str]] | None
+           ) -> tuple[dict[str, dict], list[NotTaken]]:
+    """Which repositories to fetch: login -> repository, and every other repository with why
+    (then each rostered login with no repository).
+
+    With ``roster`` (:func:`read_logins`), only ``<prefix>-<login>`` for a rostered login is
+    taken, the login spelled as the roster spells it; without one, any ``<prefix>-<name>``
+    whose name is a GitHub login.
+    """
+    wanted: dict[str, dict] = {}
+    have: set[str] = set()  # lower-case logins taken
+    others: list[NotTaken] = []
+    for repo in sorted(repos, key=lambda r: str(r.get("name", ""))):
+        name = str(repo.get("name", ""))
+        rest = student_of(name, prefix)
+        if rest is None:
+            others.append(NotTaken(name, "", f"its name does not start with {prefix}-"))
+            continue
+        if roster is not None and rest.lower() not in roster:
+            others.append(NotTaken(name, rest, f"{rest!r} is no login on the roster (another "
+                                               "assignment's repository, or a learner "
+                                               "missing from the roster?)"))
+            continue
+        login = roster[rest.lower()][0] if roster is not None else rest
+        if not _USERNAME.match(login):
+            others.append(NotTaken(name, rest, f"{rest!r} is not a GitHub username"))
+        elif login.lower() in have:
+            others.append(NotTaken(name, login, f"a second repository for {login}"))
+        else:
+            wanted[login] = repo
+            have.add(login.lower())
+    if roster is not None:
+        others += [NotTaken("", login, f"on the roster ({ident or 'no identifier'}), but no "
+                                       f"repository {prefix}-{login}")
+                   for key, (login, ident) in sorted(roster.items()) if key not in have]
+    return wanted, others
+
+
+def _fetch_one(login: str, repo: dict, out: Path, scratch: Path, token: str, api_url: str,
+               deadline: datetime | None, commit_times: bool
+               ) -> tuple[str, str, int, list[str], Taken | None]:
+    """Clone one learner's repository, take it at the deadline, copy its notebooks into
+    ``out/login``; (repository, commit, notebooks, links skipped, taken)."""
+    name, url = str(repo.get("name")), str(repo.get("clone_url") or "")
+    if not url:
+        raise FetchError("the API gave no clone_url")
+    here = scratch / login
+    try:
+        commit = clone(url, here, token, api_url, full=deadline is not None)
+        taken = None
+        if deadline is not None:
+            if not commit:
+                taken = Taken("", "", deadline.isoformat(), 0, "")
+            else:
+                pushes = None if commit_times else push_times(
+                    api_url, str(repo.get("full_name") or name), branch_of(here), token)
+                taken = take_at(here, deadline, pushes)
+            commit = taken.commit
+        shutil.rmtree(out / login, ignore_errors=True)
+        (out / login).mkdir(parents=True)
+        copied, links = copy_notebooks(here, out / login)
+    finally:
+        shutil.rmtree(here, ignore_errors=True)
+    return name, commit, copied, links, taken
+
+
 def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
           log: Callable[[str], object] = print, deadline: datetime | None = None,
-          extensions: Mapping[str, datetime] | None = None) -> Fetched:
-    """Copy the notebooks of every ``<prefix>-<username>`` repository of ``org`` into
-    ``out/<username>/`` (replacing what was there for that student), and write
-    ``out/fetched.csv``.
+          extensions: Mapping[str, datetime] | None = None,
+          roster: Mapping[str, tuple[str, str]] | None = None, jobs: int = 4,
+          commit_times: bool = False) -> Fetched:
+    """Copy the notebooks of every learner's ``<prefix>-<login>`` repository of ``org`` into
+    ``out/<login>/`` (replacing what was there for that learner), and write
+    ``out/fetched.csv`` and ``out/not_taken.csv``.
 
     Args:
-        org: the GitHub Classroom organisation.
+        org: the organisation.
         prefix: the assignment's repository prefix.
         out: the submissions folder.
         token: a token that can list and read the organisation's repositories.
         api_url: GitHub's REST API (another for GitHub Enterprise Server, or a test's).
         log: where progress lines go.
-        deadline: take each repository at its last commit at or before this time (see
-            :func:`take_at`), and record the commit, its time and the later commits.
+        deadline: take each repository at its last commit GitHub received by this time (see
+            :func:`take_at`), and record the commit, its times and the later commits.
         extensions: a later deadline per student (lower-case username).
+        roster: lower-case login -> (login, identifier) (:func:`read_logins`); only rostered
+            logins are taken.
+        jobs: repositories cloned at a time.
+        commit_times: with ``deadline``, judge by commit times alone (no activity API).
 
     Raises:
         FetchError: when the repositories cannot be listed.
@@ -365,74 +747,94 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
     done = Fetched()
     repos = list_repos(api_url, org, token)
     done.seen = len(repos)
-    wanted: dict[str, dict] = {}
-    for repo in sorted(repos, key=lambda r: str(r.get("name", ""))):
-        name = str(repo.get("name", ""))
-        student = student_of(name, prefix)
-        if student is None:
-            continue
-        if not _USERNAME.match(student):
-            done.skipped.append(f"{name}: {student!r} is not a GitHub username")
-        elif student.lower() in (s.lower() for s in wanted):
-            done.skipped.append(f"{name}: a second repository for {student}")
-        else:
-            wanted[student] = repo
+    wanted, done.not_taken = choose(repos, prefix, roster)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="learn-jax-fetch-") as scratch:
-        for student, repo in wanted.items():
-            name, url = str(repo.get("name")), str(repo.get("clone_url") or "")
+    lock, count = threading.Lock(), [0]
+    with tempfile.TemporaryDirectory(prefix="learn-jax-fetch-") as scratch, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(_fetch_one, login, repo, out, Path(scratch), token, api_url,
+                               None if deadline is None else
+                               (extensions or {}).get(login.lower(), deadline),
+                               commit_times): login
+                   for login, repo in wanted.items()}
+        for future in as_completed(futures):
+            login = futures[future]
+            name = str(wanted[login].get("name"))
+            with lock:
+                count[0] += 1
+                step = f"[{count[0]}/{len(wanted)}] {login}"
             try:
-                if not url:
-                    raise FetchError("the API gave no clone_url")
-                commit = clone(url, Path(scratch) / student, token, api_url,
-                               full=deadline is not None)
-                if deadline is not None:
-                    due = (extensions or {}).get(student.lower(), deadline)
-                    taken = take_at(Path(scratch) / student, due) if commit else \
-                        Taken("", "", due.isoformat(), 0, "")
-                    done.taken[student] = taken
-                    commit = taken.commit
+                name, commit, copied, links, taken = future.result()
             except FetchError as exc:
                 done.failed.append(f"{name}: {exc}")
-                log(f"{student}: FAILED ({exc})")
+                log(f"{step}: FAILED ({exc})")
                 continue
-            shutil.rmtree(out / student, ignore_errors=True)
-            (out / student).mkdir(parents=True)
-            copied, links = copy_notebooks(Path(scratch) / student, out / student)
-            shutil.rmtree(Path(scratch) / student, ignore_errors=True)
-            done.students[student] = (name, commit, copied)
+            done.students[login] = (name, commit, copied)
             note = f"; skipped symbolic links: {', '.join(links)}" if links else ""
-            if student in done.taken and done.taken[student].late:
-                note += f"; {done.taken[student].late} commit(s) after the deadline not taken"
-            log(f"{student}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
+            if taken is not None:
+                done.taken[login] = taken
+                if taken.late:
+                    note += f"; {taken.late} commit(s) after the deadline not taken"
+                if taken.backdated:
+                    note += (f"; {taken.backdated} of them BACKDATED (dated by the deadline, "
+                             "received by GitHub after it)")
+            log(f"{step}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
                 f"{note}")
+    done.failed.sort()
+    _write_records(done, out)
+    return done
+
+
+def _write_records(done: Fetched, out: Path) -> None:
+    """``fetched.csv`` (what was taken) and ``not_taken.csv`` (what was not, and why)."""
     with open(out / "fetched.csv", "w", newline="") as fh:
         writer = SafeCsvWriter(fh)  # repository names are the students' to choose
         writer.writerow(["student", "repository", "commit", "notebooks", *FETCHED_DEADLINE])
         for student, (name, commit, copied) in sorted(done.students.items()):
             t = done.taken.get(student)
             writer.writerow([student, name, commit, copied,
-                             *((t.time, t.deadline, t.late, t.last_time) if t else ())])
-    return done
+                             *((t.time, t.deadline, t.late, t.last_time, t.pushed,
+                                t.last_pushed, t.backdated, t.decided_by) if t else ())])
+    with open(out / NOT_TAKEN, "w", newline="") as fh:
+        writer = SafeCsvWriter(fh)
+        writer.writerow(["repository", "login", "reason"])
+        writer.writerows([n.repository, n.login, n.reason] for n in done.not_taken)
+        writer.writerows([line.split(": ", 1)[0], "", "could not be fetched: "
+                          + line.split(": ", 1)[-1]] for line in done.failed)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``fetch`` command's options."""
-    parser.add_argument("--org", required=True, help="the GitHub Classroom organisation")
+    parser.add_argument("--org", required=True,
+                        help="the GitHub organisation holding the learners' repositories")
     parser.add_argument("--prefix", required=True,
                         help="the assignment's repository prefix: repositories are named "
-                             "PREFIX-USERNAME")
+                             "PREFIX-LOGIN")
     parser.add_argument("--out", type=Path, required=True,
-                        help="submissions folder: notebooks go to OUT/USERNAME/")
+                        help="submissions folder: notebooks go to OUT/LOGIN/")
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="the class roster: only PREFIX-LOGIN for a login on it is taken "
+                             "(GitHub Classroom's old roster works as it is)")
+    parser.add_argument("--login-column", metavar="NAME",
+                        help="the roster's GitHub login column (default: the first of "
+                             f"{', '.join(LOGIN_COLUMNS)})")
+    parser.add_argument("--id-column", metavar="NAME",
+                        help="the roster's identifier column (default: the first of "
+                             f"{', '.join(ID_COLUMNS)})")
     parser.add_argument("--api-url", default=os.environ.get("GITHUB_API_URL") or API_URL,
                         help="GitHub's REST API (default: $GITHUB_API_URL, which GitHub "
                              f"Actions sets, else {API_URL})")
     parser.add_argument("--deadline", metavar="TIME",
-                        help="take each repository at its last commit at or before TIME "
-                             "(ISO 8601 with UTC offset, such as 2026-03-01T23:59:00+01:00); "
-                             "later commits are counted as late")
+                        help="take each repository at its last commit GitHub received at or "
+                             "before TIME (ISO 8601 with UTC offset, such as "
+                             "2026-03-01T23:59:00+01:00); later commits are counted as late")
     parser.add_argument("--extensions", type=Path, metavar="FILE",
                         help="CSV student,deadline: a later deadline for those students")
+    parser.add_argument("--commit-times", action="store_true",
+                        help="with --deadline: judge by commit times alone (which a learner "
+                             "can set), for a server without GitHub's activity API")
+    parser.add_argument("--jobs", type=int, default=4, metavar="N",
+                        help="repositories fetched at a time (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -445,47 +847,75 @@ def run(args: argparse.Namespace) -> int:
     if not args.prefix.strip() or not args.org.strip():
         print("error: --org and --prefix must not be empty", file=sys.stderr)
         return 2
-    if args.extensions and not args.deadline:
-        print("error: --extensions needs --deadline", file=sys.stderr)
+    if (args.extensions or args.commit_times) and not args.deadline:
+        print("error: --extensions and --commit-times need --deadline", file=sys.stderr)
+        return 2
+    if not 1 <= args.jobs <= 64:
+        print("error: --jobs must be from 1 to 64", file=sys.stderr)
         return 2
     try:
         deadline = parse_deadline(args.deadline) if args.deadline else None
-        extensions = read_extensions(args.extensions) if args.extensions else {}
     except ValueError as exc:
-        print(f"error: --deadline: {exc}" if "extensions" not in str(exc) else f"error: {exc}",
-              file=sys.stderr)
+        print(f"error: --deadline: {exc}", file=sys.stderr)
+        return 2
+    try:
+        extensions = read_extensions(args.extensions) if args.extensions else {}
+        roster = (read_logins(args.roster, args.login_column, args.id_column)
+                  if args.roster else None)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         done = fetch(args.org, args.prefix, args.out, token, args.api_url,
-                     deadline=deadline, extensions=extensions)
+                     deadline=deadline, extensions=extensions, roster=roster, jobs=args.jobs,
+                     commit_times=args.commit_times)
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    for line in done.skipped:
-        print(f"skipped {line}", file=sys.stderr)
-    notebooks = sum(n for _, _, n in done.students.values())
-    print(f"{len(done.students)} student(s), {notebooks} notebook(s) copied into {args.out} "
-          f"({done.seen} repositories in {args.org}, {len(done.skipped)} skipped, "
-          f"{len(done.failed)} failed)")
-    late = sorted(s for s, t in done.taken.items() if t.late)
-    if late:
-        print(f"late (commits after the deadline, not taken): {', '.join(late)}")
+    _report(done, args)
     if done.failed:
         print("error: could not fetch " + "; ".join(done.failed), file=sys.stderr)
         return 1
     if not done.students:
-        print(f"error: no repository named {args.prefix}-<username> in {args.org}",
+        print(f"error: no repository named {args.prefix}-<login> in {args.org}",
               file=sys.stderr)
         return 1
     return 0
+
+
+def _report(done: Fetched, args: argparse.Namespace) -> None:
+    """The terminal's account of a fetch: what was not taken and why, the totals, lateness."""
+    if args.roster is None:
+        print(f"warning: no --roster: every repository named {args.prefix}-<name> was taken "
+              "as a learner's", file=sys.stderr)
+    elsewhere = [n for n in done.not_taken if n.repository and not n.login]
+    for item in done.not_taken:
+        if item not in elsewhere:
+            print(f"not taken: {item.repository or '(no repository)'}: {item.reason}",
+                  file=sys.stderr)
+    if elsewhere:
+        print(f"not taken: {len(elsewhere)} repositories not named {args.prefix}-<login>",
+              file=sys.stderr)
+    notebooks = sum(n for _, _, n in done.students.values())
+    print(f"{len(done.students)} student(s), {notebooks} notebook(s) copied into {args.out} "
+          f"({done.seen} repositories in {args.org}, {len(done.not_taken)} not taken, "
+          f"{len(done.failed)} failed; every one not taken, and why, in "
+          f"{args.out / NOT_TAKEN})")
+    late = sorted(s for s, t in done.taken.items() if t.late)
+    if late:
+        print(f"late (commits after the deadline, not taken): {', '.join(late)}")
+    backdated = sorted(s for s, t in done.taken.items() if t.backdated)
+    if backdated:
+        print("BACKDATED (commits dated by the deadline that GitHub received after it; not "
+              "taken): " + ", ".join(f"{s} ({done.taken[s].backdated})" for s in backdated))
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m autograder.grader.classroom.fetch``: the ``fetch`` command, standard library
     only."""
     parser = argparse.ArgumentParser(prog="python -m autograder fetch",
-                                     description="Copy the notebooks of a GitHub Classroom "
-                                                 "assignment's repositories.")
+                                     description="Copy the notebooks of each learner's "
+                                                 "repository in a GitHub organisation.")
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

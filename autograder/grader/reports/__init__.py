@@ -10,8 +10,11 @@ Files written in the results folder:
 
 ``grades.csv``
     One row per submission, sorted by student and assignment: ``student, assignment, score,
-    max_score, status, message`` (status ``graded``, ``invalid`` or ``error``; an invalid
-    submission scores 0 here).
+    max_score, status, message, final_score, decision`` (status ``graded``, ``invalid``,
+    ``error`` or ``not_submitted``; an invalid submission scores 0 here), and one per learner
+    and assignment the term's decisions cover with no submission (an empty score; status
+    ``pending``, ``open``, ``missing``, ``excused`` or ``unreleased``). ``final_score``: what
+    the LMS imports write (empty: the LMS's cell is left); ``decision``: why.
 ``summary.md``
     The same as a table, the counts by status, a warning when submissions ran unisolated,
     the changes since the previous grading (below), an item analysis and the figure. The
@@ -51,6 +54,10 @@ Files written in the results folder:
     folder name in ``Student`` and ``SIS Login ID`` (Canvas then asks to match by hand).
 ``grades-moodle.csv`` (``--export moodle``, :func:`write_moodle`)
     Moodle's "Import grades from CSV file" (Grade administration > Import > CSV file). With
+    ``--moodle-gradebook`` (Moodle's plain-text export): that file again, its user fields
+    and ``Last downloaded from this course`` kept, only the grade items (``Kind: Title
+    (Real)``) whose title names one of this run's assignments, learners matched by the
+    roster's identifier case-insensitively and written as Moodle spells them. Else, with
     ``--roster``: the first column is the roster's identifier, headed ``Email address`` when
     every identifier is an e-mail address and ``ID number`` otherwise (on the preview page,
     "Identify user by": map from that column to the user field of that name), one row per
@@ -64,16 +71,29 @@ Files written in the results folder:
     lists them too, beside the hand-set scores (``--overrides``, and manual scores in the
     gradebook) with their reasons.
 
-Only assignments some submission was graded in get an export column: an unknown notebook
-(``Untitled.ipynb``) never does.
+Only assignments some result gives points to (graded, or left as released) get an export
+column: an unknown notebook (``Untitled.ipynb``) never does.
 
-A student's cell in both exports is the score of a graded submission. An invalid submission,
-one the grader failed on, or no submission at all leaves the cell empty, never 0: the grader
-did not grade it, and a 0 would count against the student. Canvas's import page lists every
-cell that would change (old and new score) before anything is saved. Moodle takes an empty
-cell (or ``-``) as "no grade", which clears a grade entered by hand in that item, so check
-the empty cells before importing over such grades. ``grades.csv`` and ``summary.md`` say why
-each was not graded.
+A learner's cell in both exports is what the term's decision says
+(:mod:`autograder.grader.classroom.term`): the score of a graded submission (less a late
+penalty), the term's points for missing work once the assignment closed, ``EX`` (Canvas) for
+excused work; and nothing, the LMS's cell left as it is, for work not submitted before the due
+time (a notebook left as released is never a 0), not graded (invalid, an error) or without a
+term file saying otherwise. A cell of the LMS's export that already holds ``EX`` or another
+score is kept unless the instructor asks (``--replace-lms-excused``,
+``--replace-lms-scores``); each kept cell is listed in ``summary.md`` and in
+``kept-in-lms.csv`` (``student, export, assignment, lms, grader, reason``). Moodle's import
+reads an empty cell (or ``-``) as "no grade", clearing a grade Moodle has: with
+``--moodle-gradebook`` every cell left carries Moodle's own value, and without it
+``summary.md`` says how many cells are empty.
+
+``summary-full.md``
+    Only when ``summary.md`` would pass :data:`SUMMARY_LIMIT` bytes (GitHub's job summary takes
+    1 MiB): the whole summary; ``summary.md`` then leaves rows of its grades table out (and,
+    if still too long, its last lines) and says so.
+
+The decisions also reach each learner's feedback page (:mod:`.pages`) and ``grades.csv``
+(``final_score``, ``decision``); ``summary.md`` lists, per learner, what needs attention.
 """
 
 from __future__ import annotations
@@ -87,9 +107,12 @@ from autograder.grader.reports.exports import (
     CANVAS_COLUMNS,
     EXPORT_WRITERS,
     EXPORTS,
+    KEPT,
     UNMATCHED,
     ExportReport,
+    decisions_of,
     export_path,
+    write_kept,
     write_unmatched,
 )
 from autograder.grader.reports.figure import scores_figure, write_figure
@@ -100,11 +123,20 @@ from autograder.grader.reports.grades import (
     write_changes,
     write_grades,
 )
-from autograder.grader.reports.summary import MESSAGE_CHARS, item_analysis, summary_markdown
+from autograder.grader.reports.pages import show_decisions
+from autograder.grader.reports.summary import (
+    FULL_SUMMARY,
+    MESSAGE_CHARS,
+    SUMMARY_LIMIT,
+    attention_section,
+    bounded,
+    item_analysis,
+    summary_markdown,
+)
 from autograder.grader.result import Result
 
-__all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "MESSAGE_CHARS", "format_score",
-           "item_analysis", "scores_figure", "write_reports"]
+__all__ = ["CANVAS_COLUMNS", "CHANGES_COLUMNS", "EXPORTS", "FULL_SUMMARY", "MESSAGE_CHARS",
+           "SUMMARY_LIMIT", "format_score", "item_analysis", "scores_figure", "write_reports"]
 
 
 def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]) -> list[str]:
@@ -125,6 +157,13 @@ def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]
             lines.append(f"- **not applied**: {md(problem)}")
     unmatched = [u for report in found for u in report.unmatched]
     notes = [n for report in found for n in report.notes]
+    kept = [k for report in found for k in report.kept]
+    if kept:
+        lines += ["", "## Kept in the LMS", "",
+                  f"{len(kept)} cell(s) of the LMS's export already hold a value the grader "
+                  f"would change; the imports keep them (also in {KEPT}):", ""]
+        lines += [f"- {md(k.student)} · {md(k.assignment)} ({k.export}): keeps "
+                  f"{md(k.lms)}, the grader says {md(k.grader)}: {md(k.reason)}" for k in kept]
     if unmatched or notes:
         lines += ["", "## Left out of the gradebook imports", ""]
         if unmatched:
@@ -178,7 +217,8 @@ def _figure(results: list[Result], path: Path) -> bool | str:
 
 
 def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] = (),
-                  classroom: Classroom | None = None) -> None:
+                  classroom: Classroom | None = None,
+                  summary_limit: int = SUMMARY_LIMIT) -> None:
     """Write ``grades.csv``, ``summary.md``, ``scores.png``, ``changes.csv`` (on a regrade
     that changed a score) and the ``exports`` asked for (:data:`EXPORTS`) into ``out``;
     ``unmatched.csv`` when an export left a student out. ``results`` already carry any
@@ -193,7 +233,8 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
         raise ValueError(f"unknown export {', '.join(unknown)}; known: {', '.join(EXPORTS)}")
     ordered = sorted_results(results)
     regrade = compare_with_previous(out / "grades.csv", ordered)  # before it is replaced
-    write_grades(ordered, out / "grades.csv")
+    decided = decisions_of(ordered, classroom)
+    write_grades(ordered, out / "grades.csv", decided, classroom.applied if classroom else ())
     if regrade.changes:
         write_changes(regrade.changes, out / CHANGES)
     else:
@@ -202,7 +243,22 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
              for name in sorted(set(exports))]
     unmatched = [u for report in found for u in report.unmatched]
     write_unmatched(unmatched, out / UNMATCHED)
-    extra = classroom_section(classroom, found) + deadline_section(out / FETCHED)
+    write_kept([k for report in found for k in report.kept], out / KEPT)
+    show_decisions(out, ordered, decided, classroom.applied if classroom else [])
+    roster = classroom.roster if classroom is not None else None
+    rostered = [e.github_username for e in roster.entries if e.github_username] if roster else []
+    unlinked = [(e.identifier or e.name, "on the roster, no GitHub username linked: nothing "
+                 "could be fetched or graded") for e in roster.entries
+                if not e.github_username and (e.identifier or e.name)] if roster else []
+    extra = (attention_section(ordered, decided, [(u.student, f"not in the {u.export} import: "
+                                                   f"{u.reason}") for u in unmatched] + unlinked,
+                               rostered)
+             + classroom_section(classroom, found) + deadline_section(out / FETCHED))
     figure = _figure(ordered, out / FIGURE)
-    (out / "summary.md").write_text(summary_markdown(ordered, regrade, figure, extra),
-                                    encoding="utf-8")
+    text = summary_markdown(ordered, regrade, figure, extra)
+    short = bounded(text, summary_limit)
+    if short != text:
+        (out / FULL_SUMMARY).write_text(text, encoding="utf-8")
+    else:
+        (out / FULL_SUMMARY).unlink(missing_ok=True)
+    (out / "summary.md").write_text(short, encoding="utf-8")

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grader.classroom.classlist import CanvasGradebook, Classroom, Roster
+from autograder.grader.classroom.classlist import (
+    MOODLE_KEYS,
+    CanvasGradebook,
+    Classroom,
+    MoodleGradebook,
+    Roster,
+)
+from autograder.grader.classroom.term import Decision, decide
 from autograder.grader.reports.common import by_submission, format_score, write_csv
 from autograder.grader.result import Result
 
@@ -32,23 +39,48 @@ class ScoreGrid:
         return [self.cells.get((student, a), "") for a in self.assignments]
 
 
-def score_grid(results: Iterable[Result]) -> ScoreGrid:
-    """The grid of graded scores: every student and assignment in ``results`` (sorted), a
-    cell for each graded submission; invalid and error submissions, like missing ones,
-    get none."""
-    latest = by_submission(results)
+EXCUSED = "EX"  # Canvas's mark for excused work (its import takes it too)
+
+
+def decisions_of(results: Iterable[Result], classroom: Classroom | None
+                 ) -> dict[tuple[str, str], Decision]:
+    """The term's decisions :func:`~autograder.grader.classroom.decisions.settle` made, or,
+    for reports written without them, the grader's: a graded submission's score, nothing
+    for the rest."""
+    if classroom is not None and classroom.decisions:
+        return classroom.decisions
+    from datetime import UTC, datetime
+
+    latest = list(by_submission(results).values())
+    names = {r.assignment for r in latest if r.max_score > 0}
+    return decide([r for r in latest if r.assignment in names], None, datetime.now(UTC),
+                  None, names)
+
+
+def score_grid(results: Iterable[Result], classroom: Classroom | None = None,
+               excused: str = "") -> ScoreGrid:
+    """The grid the exports write: every learner and assignment the decisions cover
+    (sorted), a cell where a decision writes a score (``excused`` where it excuses, when
+    given); no cell (leave the LMS's) for the rest: not submitted before the due time, not
+    graded (invalid, error). An assignment with no points known gets no column."""
+    found = decisions_of(results, classroom)
     points: dict[str, float] = {}
-    for (_, assignment), r in latest.items():
-        points[assignment] = max(points.get(assignment, 0.0), r.max_score)
-    # An assignment no submission gave points to (an unknown notebook such as Untitled, or
-    # one whose every submission failed) gets no column: its cells would all be empty.
+    for (_, assignment), d in found.items():
+        points[assignment] = max(points.get(assignment, 0.0), d.max_score)
     points = {a: p for a, p in points.items() if p > 0}
+    cells = {}
+    for key, d in found.items():
+        if key[1] not in points:
+            continue
+        if d.excused and excused:
+            cells[key] = excused
+        elif d.score is not None and not d.excused:
+            cells[key] = format_score(d.score)
     return ScoreGrid(
-        students=sorted({s for s, _ in latest}),
+        students=sorted({s for s, _ in found}),
         assignments=sorted(points),
-        cells={key: format_score(r.score) for key, r in latest.items()
-               if r.status == "graded" and key[1] in points},
-        points={a: format_score(p) if p > 0 else "" for a, p in points.items()},
+        cells=cells,
+        points={a: format_score(p) for a, p in points.items()},
     )
 
 
@@ -67,6 +99,45 @@ class ExportReport:
 
     unmatched: list[Unmatched]
     notes: list[str]  # columns not found, points not known, and the like
+    kept: list[Kept] = field(default_factory=list)  # LMS cells not written over
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A cell of the LMS's export kept as it was although the grader would write another
+    value there (``--replace-lms-scores`` / ``--replace-lms-excused`` write over it)."""
+
+    student: str
+    export: str
+    assignment: str
+    lms: str  # what the LMS has
+    grader: str  # what the grader would have written
+    reason: str
+
+
+def settle_cell(existing: str, wanted: str | None, classroom: Classroom | None
+                ) -> tuple[str, str]:
+    """The cell to write where the LMS has ``existing`` and the decision says ``wanted``
+    (None: leave it): (the cell, why the LMS's value was kept instead, or ""). ``EX`` is
+    kept unless the instructor asked (``replace_excused``); a score unless ``replace_scores``;
+    an equal value keeps the LMS's own spelling (``12.00``)."""
+    have = existing.strip()
+    if wanted is None or have == wanted:
+        return existing, ""
+    if have in ("", "-"):
+        return wanted, ""
+    if have.upper() == EXCUSED:
+        if classroom is not None and classroom.replace_excused:
+            return wanted, ""
+        return existing, "excused in the LMS (--replace-lms-excused writes over it)"
+    try:
+        if abs(float(have) - float(wanted)) < 5e-7:
+            return existing, ""
+    except ValueError:
+        pass
+    if classroom is not None and classroom.replace_scores:
+        return wanted, ""
+    return existing, "a score is already in the LMS (--replace-lms-scores writes over it)"
 
 
 def _words(text: str) -> list[str]:
@@ -172,32 +243,46 @@ def canvas_students(book: CanvasGradebook, students: Iterable[str],
     return rows, sorted(unmatched, key=lambda u: u.student)
 
 
+def _placed(results: list[Result], found: dict[tuple[str, str], Decision]) -> list[str]:
+    """The learners an export must place: those with a result, and those a decision writes
+    a value (or EX) for (rostered learners with nothing submitted, past the close)."""
+    have = {r.student for r in results}
+    return sorted(have | {s for (s, _), d in found.items() if d.score is not None or d.excused})
+
+
 def _canvas_from_gradebook(results: list[Result], path: Path, classroom: Classroom,
                            book: CanvasGradebook) -> ExportReport:
-    grid = score_grid(results)
-    latest = by_submission(results)
+    grid = score_grid(results, classroom, EXCUSED)
+    found = decisions_of(results, classroom)
     columns, notes = canvas_columns(book, grid.assignments, classroom.canvas_columns)
-    rows, unmatched = canvas_students(book, grid.students, classroom.roster)
+    rows, unmatched = canvas_students(book, _placed(results, found), classroom.roster)
     cells: dict[tuple[int, int], str] = {}
+    kept: list[Kept] = []
     for a, c in columns.items():
         possible = book.points_possible(c)
         if possible is None or possible <= 0:
             notes.append(f"{a}: the Canvas column {book.header[c]} has no points possible; "
                          "raw points are written")
         for student, row in rows.items():
-            r = latest.get((student, a))
-            if r is None or r.status != "graded" or not r.max_score:
-                continue  # not graded: the cell stays as Canvas has it
-            score = r.score if possible is None or possible <= 0 else \
-                r.score / r.max_score * possible
-            cells[(row, c)] = format_score(score)
+            d = found.get((student, a))
+            if d is None:
+                continue
+            wanted = grid.cells.get((student, a))
+            if wanted is not None and wanted != EXCUSED and possible and possible > 0:
+                wanted = format_score(float(wanted) / d.max_score * possible
+                                      if d.max_score else float(wanted))
+            existing = book.students[row][c]
+            cell, why = settle_cell(existing, wanted, classroom)
+            if why:
+                kept.append(Kept(student, "canvas", a, existing.strip(), wanted or "", why))
+            cells[(row, c)] = cell
     drop = book.read_only()
     keep = [i for i in range(len(book.header)) if i not in drop]
     out = [[book.header[i] for i in keep]]
     out += [[row[i] for i in keep] for row in book.leading]
     out += [[cells.get((n, i), row[i]) for i in keep] for n, row in enumerate(book.students)]
     write_csv(path, out)
-    return ExportReport(unmatched, notes)
+    return ExportReport(unmatched, notes, kept)
 
 
 def write_canvas(results: Iterable[Result], path: Path,
@@ -214,7 +299,7 @@ def write_canvas(results: Iterable[Result], path: Path,
     ordered = list(results)
     if classroom is not None and classroom.canvas is not None:
         return _canvas_from_gradebook(ordered, path, classroom, classroom.canvas)
-    book = score_grid(ordered)
+    book = score_grid(ordered, classroom, EXCUSED)
     rows = [[*CANVAS_COLUMNS, *book.assignments],
             [CANVAS_POINTS_ROW, "", "", "", "", *(book.points[a] for a in book.assignments)]]
     rows += [[student, "", "", student, "", *book.row(student)] for student in book.students]
@@ -222,33 +307,124 @@ def write_canvas(results: Iterable[Result], path: Path,
     return ExportReport([], [])
 
 
-MOODLE_KEYS = {"email": "Email address", "idnumber": "ID number"}
+MOODLE_HEADINGS = {"email": "Email address", "idnumber": "ID number"}
+MOODLE_NO_GRADE = "-"  # Moodle's export and import: no grade
+
+
+def _moodle_from_gradebook(results: list[Result], path: Path, classroom: Classroom,
+                           book: MoodleGradebook) -> ExportReport:
+    """Moodle's own export again: its user fields and export time, the grade items of this
+    run's assignments (found by title, as in Canvas), each matched learner's cell decided
+    (:func:`settle_cell`), every other cell as Moodle wrote it. A learner is matched by the
+    roster's identifier (or the username) in ``Email address``, ``ID number`` or
+    ``Username``, case-insensitively, and written as Moodle spells it."""
+    grid = score_grid(results, classroom)
+    found = decisions_of(results, classroom)
+    items = book.item_columns()
+    columns: dict[str, int] = {}
+    notes: list[str] = []
+    for a in grid.assignments:
+        hits = [i for i, title in items.items() if _names(title, a)]
+        if len(hits) == 1:
+            columns[a] = hits[0]
+        else:
+            notes.append(f"{a}: {'no' if not hits else 'more than one'} Moodle grade item "
+                         "(Real) names it; its scores are not in the Moodle import")
+    unmatched: list[Unmatched] = []
+    rows: dict[str, int] = {}
+    for student in _placed(results, found):
+        entry = classroom.roster.find(student) if classroom.roster is not None else None
+        if classroom.roster is not None and (entry is None or not entry.identifier):
+            why = "not in the roster" if entry is None else "the roster has no identifier"
+            unmatched.append(Unmatched(student, "moodle", why))
+            continue
+        wanted = (entry.identifier if entry is not None else student).strip().casefold()
+        hit, why = -1, f"{wanted} is in no Moodle row ({', '.join(MOODLE_KEYS)})"
+        for key in MOODLE_KEYS:
+            c = book.column(key)
+            same = [n for n, row in enumerate(book.students)
+                    if c >= 0 and row[c].strip().casefold() == wanted]
+            if len(same) == 1:
+                hit = same[0]
+                break
+            if len(same) > 1:
+                why = f"{wanted} is in {len(same)} Moodle rows ({key})"
+                break
+        if hit < 0:
+            unmatched.append(Unmatched(student, "moodle", why))
+        elif hit in rows.values():
+            other = next(s for s, n in rows.items() if n == hit)
+            unmatched.append(Unmatched(student, "moodle", f"one Moodle user with {other}"))
+        else:
+            rows[student] = hit
+    cells: dict[tuple[int, int], str] = {}
+    kept: list[Kept] = []
+    for a, c in columns.items():
+        for student, row in rows.items():
+            if (student, a) not in found:
+                continue
+            existing = book.students[row][c]
+            wanted = grid.cells.get((student, a))
+            cell, why = settle_cell(existing, wanted, classroom)
+            if why:
+                kept.append(Kept(student, "moodle", a, existing.strip(), wanted or "", why))
+            cells[(row, c)] = cell
+    keep = sorted(set(book.identity()) | set(columns.values()))
+
+    def cell(n: int, i: int, row: list[str]) -> str:
+        # Moodle's "-" (no grade) is written empty, which Moodle's import reads the same
+        # way: a lone "-" would be defused as a spreadsheet formula ('-) and refused.
+        value = cells.get((n, i), row[i])
+        return "" if value.strip() == MOODLE_NO_GRADE else value
+
+    out = [[book.header[i] for i in keep]]
+    out += [[cell(n, i, row) for i in keep] for n, row in enumerate(book.students)]
+    write_csv(path, out)
+    return ExportReport(sorted(unmatched, key=lambda u: u.student), notes, kept)
 
 
 def write_moodle(results: Iterable[Result], path: Path,
                  classroom: Classroom | None = None) -> ExportReport:
-    """Write a Moodle "Import grades from CSV file" CSV: the student's key and one column
-    per assignment, one row per student (format in the package docstring). With a roster
-    the key is the roster's identifier (``Email address`` when every identifier is one,
-    else ``ID number``: the header says which, and is what "Identify user by" maps from),
-    and only students on the roster are written; without one, ``username`` (the folder
-    name). Not graded: an empty cell."""
-    book = score_grid(results)
+    """Write a Moodle "Import grades from CSV file" CSV (format in the package docstring).
+
+    With the course's Moodle gradebook export (``classroom.moodle``): that file again, its
+    user fields, export time and this run's grade items (:func:`_moodle_from_gradebook`).
+    Otherwise: the student's key and one column per assignment, one row per student. With a
+    roster the key is the roster's identifier (``Email address`` when every identifier is
+    one, else ``ID number``: the header says which, and is what "Identify user by" maps
+    from), and only students on the roster are written; without one, ``username`` (the
+    folder name). Left by the decision: an empty cell, which Moodle's import reads as "no
+    grade" and so clears a grade Moodle has: the report says so (give Moodle's export)."""
+    ordered = list(results)
+    if classroom is not None and classroom.moodle is not None:
+        return _moodle_from_gradebook(ordered, path, classroom, classroom.moodle)
+    book = score_grid(ordered, classroom)
+    found = decisions_of(ordered, classroom)
+    students = [s for s in book.students if s in _placed(ordered, found)]
+
+    def row(student: str) -> list[str]:
+        return book.row(student)
+
+    empty = sum(not cell for s in students for cell in row(s))
+    notes = [f"grades-moodle.csv has {empty} empty cell(s) (not graded, not due, excused): "
+             "Moodle's import clears any grade Moodle holds there; give Moodle's own export "
+             "(--moodle-gradebook) to keep them"] if empty else []
     roster = classroom.roster if classroom is not None else None
     if roster is None:
         write_csv(path, [[MOODLE_USER_COLUMN, *book.assignments]]
-                  + [[s, *book.row(s)] for s in book.students])
-        return ExportReport([], [])
+                  + [[s, *row(s)] for s in students])
+        return ExportReport([], notes)
     rows, unmatched = [], []
-    for student in book.students:
+    for student in students:
         entry = roster.find(student)
         if entry is None or not entry.identifier:
             why = "not in the roster" if entry is None else "the roster has no identifier"
             unmatched.append(Unmatched(student, "moodle", why))
             continue
-        rows.append([entry.identifier, *book.row(student)])
-    write_csv(path, [[MOODLE_KEYS[roster.identifier_kind()], *book.assignments], *sorted(rows)])
-    return ExportReport(unmatched, [])
+        rows.append([entry.identifier, *row(student)])
+    write_csv(path, [[MOODLE_HEADINGS[roster.identifier_kind()], *book.assignments],
+                     *sorted(rows)])
+    return ExportReport(unmatched, notes)
 
 
 UNMATCHED = "unmatched.csv"
@@ -266,6 +442,20 @@ def write_unmatched(unmatched: list[Unmatched], path: Path) -> None:
 
 EXPORT_WRITERS: dict[str, Callable[[Iterable[Result], Path, Classroom | None], ExportReport]] = {
     "canvas": write_canvas, "moodle": write_moodle}
+
+
+KEPT = "kept-in-lms.csv"
+KEPT_COLUMNS = ("student", "export", "assignment", "lms", "grader", "reason")
+
+
+def write_kept(kept: list[Kept], path: Path) -> None:
+    """Write ``kept-in-lms.csv`` (columns :data:`KEPT_COLUMNS`): every LMS cell an export
+    kept instead of writing over it; removed when there is none."""
+    if not kept:
+        path.unlink(missing_ok=True)
+        return
+    write_csv(path, [KEPT_COLUMNS, *([k.student, k.export, k.assignment, k.lms, k.grader,
+                                      k.reason] for k in kept)])
 
 
 def export_path(out: Path, name: str) -> Path:

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grader.classroom.classlist import Applied
+from autograder.grader.classroom.term import Decision
 from autograder.grader.reports.common import (
     SafeCsvWriter,
     by_submission,
@@ -17,19 +19,58 @@ from autograder.grader.reports.common import (
 )
 from autograder.grader.result import Result
 
-GRADES_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message")
+GRADES_COLUMNS = ("student", "assignment", "score", "max_score", "status", "message",
+                  "final_score", "decision")
 CHANGES_COLUMNS = ("student", "assignment", "old_score", "new_score")
 CHANGES = "changes.csv"
+# grades.csv's status for a learner and assignment with no submission (the term's decision)
+NO_SUBMISSION = ("pending", "open", "missing", "excused", "unreleased")
 
 
-def write_grades(results: Iterable[Result], path: Path) -> None:
-    """Write ``grades.csv``: one row per submission (columns :data:`GRADES_COLUMNS`)."""
+def write_grades(results: Iterable[Result], path: Path,
+                 decisions: dict[tuple[str, str], Decision] | None = None,
+                 applied: Iterable[Applied] = ()) -> None:
+    """Write ``grades.csv``: one row per submission (columns :data:`GRADES_COLUMNS`), and
+    one per learner and assignment with no submission that ``decisions`` covers (a rostered
+    learner with nothing submitted: an empty score, the decision's state as status).
+
+    ``final_score`` is what the LMS exports write (a late penalty taken, the points for
+    missing work), empty where they leave the LMS's cell; ``decision`` says why (excused,
+    late, not submitted, each hand-set score of ``applied`` with its reason)."""
+    found = decisions or {}
+    by_hand: dict[tuple[str, str], list[str]] = {}
+    for a in applied:
+        by_hand.setdefault((a.student, a.assignment), []).append(
+            (f"{a.question}: " if a.question else "") + f"{format_score(a.new)} set by hand "
+            f"({a.reason})")
+    rows = []
+    for r in sorted_results(results):
+        d = found.get((r.student, r.assignment))
+        final, why = _decided(d, r)
+        why = "; ".join(filter(None, [*by_hand.get((r.student, r.assignment), []), why]))
+        rows.append([r.student, r.assignment, format_score(r.score), format_score(r.max_score),
+                     r.status, r.message, final, why])
+    have = {(r.student, r.assignment) for r in results}
+    for key in sorted(set(found) - have):
+        d = found[key]
+        rows.append([d.student, d.assignment, "", format_score(d.max_score), d.state, "",
+                     *_decided(d, None)])
+    rows.sort(key=lambda row: (row[0], row[1]))
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = SafeCsvWriter(fh)
         writer.writerow(GRADES_COLUMNS)
-        for r in sorted_results(results):
-            writer.writerow([r.student, r.assignment, format_score(r.score),
-                             format_score(r.max_score), r.status, r.message])
+        writer.writerows(rows)
+
+
+def _decided(d: Decision | None, r: Result | None) -> list[str]:
+    """The ``final_score`` and ``decision`` cells."""
+    if d is None:
+        graded = r is not None and r.status == "graded"
+        return [format_score(r.score) if graded and r is not None else "", ""]
+    if d.excused:
+        return ["EX", d.note]
+    return ["" if d.score is None else format_score(d.score),
+            d.note if d.state not in ("graded", "invalid", "error") else ""]
 
 
 @dataclass(frozen=True)
@@ -63,6 +104,8 @@ def read_scores(path: Path) -> dict[tuple[str, str], float]:
             raise ValueError(f"no {', '.join(missing)} column")
         scores = {}
         for row in reader:
+            if not (row.get("score") or "").strip() and row.get("status") in NO_SUBMISSION:
+                continue  # a learner with no submission: no score to compare
             try:
                 score = float(row["score"])
             except (TypeError, ValueError):

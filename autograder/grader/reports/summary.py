@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from autograder.grader.classroom.term import Decision
 from autograder.grader.reports.common import (
     FIGURE,
     by_submission,
@@ -104,9 +105,11 @@ def _grades_table(results: list[Result]) -> list[str]:
 
 def _counts(results: list[Result]) -> list[str]:
     graded = sum(r.status == "graded" for r in results)
+    untouched = sum(r.status == "not_submitted" for r in results)
     return ["", f"{len(results)} submission(s): {graded} graded, "
             f"{sum(r.status == 'invalid' for r in results)} invalid, "
-            f"{sum(r.status == 'error' for r in results)} error(s)."]
+            f"{sum(r.status == 'error' for r in results)} error(s)"
+            + (f", {untouched} left as released (not submitted)." if untouched else ".")]
 
 
 def _isolation_warning(results: list[Result]) -> list[str]:
@@ -174,3 +177,69 @@ def summary_markdown(results: Iterable[Result], regrade: Regrade | None = None,
              + _changes_section(regrade or Regrade(previous=False, changes=[])) + list(extra)
              + _item_analysis_section(item_analysis(ordered)) + _figure_section(figure))
     return "\n".join(lines) + "\n"
+
+
+def attention_section(results: Iterable[Result], decisions: dict[tuple[str, str], Decision],
+                      unmatched: Iterable[tuple[str, str]] = (),
+                      rostered: Iterable[str] = ()) -> list[str]:
+    """``summary.md``'s per-learner "needs attention" list: work missing or late, not
+    graded (invalid, an error, two files with work), learners an export could not place
+    (``unmatched``: (student, why)), and ``rostered`` learners with nothing submitted."""
+    items: dict[str, list[str]] = {}
+    have = {r.student for r in results}
+    for (student, assignment), d in sorted(decisions.items()):
+        if d.needs_attention:
+            what = {"open": "missing (late work still accepted)"}.get(d.state, d.state)
+            items.setdefault(student, []).append(
+                f"{md(assignment)}: {what}" + (f": {md(cut(one_line(d.note), NOTE_CHARS))}"
+                                                if d.note else ""))
+    for student in sorted(set(rostered) - have):
+        items.setdefault(student, []).insert(0, "on the roster, nothing submitted")
+    for student, why in unmatched:
+        items.setdefault(student, []).append(md(why))
+    if not items:
+        return []
+    lines = ["", "## Needs attention", "",
+             f"{len(items)} learner(s): missing or late work, work not graded, a learner the "
+             "exports could not place, or nothing submitted.", ""]
+    for student in sorted(items):
+        lines.append(f"- **{md(student)}**: " + "; ".join(items[student]))
+    return lines
+
+
+SUMMARY_LIMIT = 900 * 1024  # bytes: GitHub's job summary takes at most 1 MiB a step
+FULL_SUMMARY = "summary-full.md"
+
+
+def bounded(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """``text`` (``summary.md``) within ``limit`` bytes (UTF-8): the grades table's rows are
+    dropped from its end first, then any lines past the limit, with a line saying how many
+    and that the whole is :data:`FULL_SUMMARY`. ``text`` unchanged when it fits."""
+    if len(text.encode()) <= limit:
+        return text
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.startswith("|---")), -1) + 1
+    last = next((i for i in range(first, len(lines)) if not lines[i].startswith("|")),
+                len(lines)) if first else 0
+    size = [len(line.encode()) + 1 for line in lines]
+    over = sum(size) - limit + 400  # room for the notes
+    drop = 0
+    while first and drop < last - first and over > 0:
+        over -= size[last - 1 - drop]
+        drop += 1
+    note = (f"*{drop} of {last - first} rows of this table are left out to keep the job "
+            f"summary under GitHub's limit: every row is in {FULL_SUMMARY} and grades.csv "
+            "(the results artifact).*")
+    if drop:
+        lines = lines[:last - drop] + ["", note] + lines[last:]
+    if len("\n".join(lines).encode()) > limit:
+        kept, total = [], 0
+        for line in lines:
+            total += len(line.encode()) + 1
+            if total > limit - 400:
+                break
+            kept.append(line)
+        lines = kept + ["", f"*The rest of this summary is left out to keep the job summary "
+                            f"under GitHub's limit: the whole is {FULL_SUMMARY} (the results "
+                            "artifact).*", ""]
+    return "\n".join(lines)
