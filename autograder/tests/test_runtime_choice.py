@@ -187,17 +187,16 @@ def test_an_answer_written_on_colabs_jax_passes_there(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["colab", "newest"])
 def test_the_tiny_course_grades_alike_on_each_runtime(tmp_path: Path, name: str) -> None:
-    """Graded with ``--runtime NAME`` on a built runtime, do the tiny course's correct,
-    partial and empty answers score 5, 3 and 0 as on the grader's own, with the result naming
+    """Graded with ``--runtime NAME`` on a built runtime, do the tiny course's correct and
+    partial answers score 5 and 3 as on the grader's own, with the result naming
     the runtime and its JAX, and the trusted run kept under the runtime's name?"""
     kernel_runtime(name)
     runtime = resolve(name)
     cases = {c: FIXTURES / "submissions" / f"{c}.ipynb"
-             for c in ("correct", "partial", "empty-stub")}
+             for c in ("correct", "partial")}
     results = _grade(tmp_path, cases, "--runtime", name, "--reference-cache",
                      str(tmp_path / "cache"))
-    assert {c: r["score"] for c, r in results.items()} == {
-        "correct": 5, "partial": 3, "empty-stub": 0}, results
+    assert {c: r["score"] for c, r in results.items()} == {"correct": 5, "partial": 3}, results
     for case, result in results.items():
         assert result["runtime"]["name"] == name and result["runtime"]["jax"] == runtime.jax
         assert result["environment"]["jax"] == runtime.jax
