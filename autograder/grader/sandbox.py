@@ -127,10 +127,19 @@ def _readable_roots(python: str | None = None) -> list[Path]:
 
 
 def exposing_root(path: Path) -> Path | None:
-    """The folder bound into every sandboxed kernel that holds ``path`` (so kernels can read
-    it), or None."""
+    """The folder bound into sandboxed kernels that holds ``path`` (so kernels can read it),
+    or None: the grader's own kernels' folders, and those of each built runtime installed here
+    (its environment, its root's ``/usr`` and ``/etc``)."""
+    from autograder.grader.runtime_choice import installed
+
     target = path.resolve()
-    for root in [*_readable_roots(), Path("/usr"), Path("/etc")]:
+    shown = [*_readable_roots(), Path("/usr"), Path("/etc")]
+    for runtime in installed().values():
+        if runtime.venv is not None:
+            shown += _readable_roots(runtime.kernel_python)
+        if runtime.root is not None:
+            shown += [runtime.root.resolve() / "usr", runtime.root.resolve() / "etc"]
+    for root in shown:
         if target == root or root in target.parents:
             return root
     return None

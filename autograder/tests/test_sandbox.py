@@ -292,3 +292,17 @@ def test_each_kernel_has_its_own_process_budget(sandboxed: None, tmp_path: Path)
     finally:
         hog.kill()
         hog.wait()
+
+
+def test_a_folder_a_runtime_kernel_sees_is_exposed(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Is a folder inside a built runtime's environment or its root's ``/etc`` reported as
+    readable by kernels (so ``grade --reference-cache`` refuses it), and one beside them not?"""
+    from autograder.grader import runtime_choice
+
+    runtime = _fake_runtime(tmp_path)
+    monkeypatch.setattr(runtime_choice, "installed",
+                        lambda: {"tools": runtime_choice.tools(), "colab": runtime})
+    assert sandbox.exposing_root(runtime.venv / "cache") == runtime.venv.resolve()
+    assert sandbox.exposing_root(runtime.root / "etc" / "x") == (runtime.root / "etc").resolve()
+    assert sandbox.exposing_root(tmp_path / "elsewhere") is None
