@@ -23,27 +23,34 @@ from autograder.core.evidence import Entry, NotAnArray, decode, decode_tree
 MAX_SHOWN = 400  # characters of a submitted plain value quoted in a message
 
 
-def _array_check(got: Any, want: Any, name: str, options: dict[str, Any]) -> None:
+def _array_check(got: Any, want: Any, name: str, options: dict[str, Any],
+                 hidden: bool = False) -> None:
     if isinstance(got, NotAnArray):
         raise AssertionError(f"{name} is not an array ({got.type_name}).")
     assert_array_close(got, want, name, float(options.get("rtol", 1e-5)),
-                 float(options.get("atol", 1e-6)), bool(options.get("check_dtype", False)))
+                       float(options.get("atol", 1e-6)), bool(options.get("check_dtype", False)),
+                       hidden)
 
 
-def _scalar_check(got: Any, want: Any, name: str, options: dict[str, Any]) -> None:
+def _scalar_check(got: Any, want: Any, name: str, options: dict[str, Any],
+                  hidden: bool = False) -> None:
     if isinstance(got, np.ndarray) and got.shape != ():
         raise AssertionError(f"{name} should be a scalar (shape ()), got shape {got.shape}.")
-    _array_check(got, want, name, options)
+    _array_check(got, want, name, options, hidden)
 
 
-def _tree_check(got: Any, want: Any, name: str, options: dict[str, Any]) -> None:
+def _tree_check(got: Any, want: Any, name: str, options: dict[str, Any],
+                hidden: bool = False) -> None:
     got_def, got_leaves = got
     want_def, want_leaves = want
     if got_def != want_def or len(got_leaves) != len(want_leaves):
+        if hidden:  # a structure's static data could be the answer: only the learner's shown
+            raise AssertionError(f"{name} has the wrong structure: got {_shown(got_def)}, "
+                                 "which is not the structure expected.")
         raise AssertionError(f"{name} has the wrong structure: expected {want_def}, got "
                              f"{got_def}.")
     for (path, leaf), (_, want_leaf) in zip(got_leaves, want_leaves, strict=True):
-        _array_check(leaf, want_leaf, f"{name}{path}", options)
+        _array_check(leaf, want_leaf, f"{name}{path}", options, hidden)
 
 
 _CHECKS = {"array": _array_check, "scalar": _scalar_check, "tree": _tree_check}
@@ -55,10 +62,15 @@ def _shown(value: Any) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
 
 
-def _value_check(got: Any, want: Any, name: str, options: dict[str, Any]) -> None:
+HIDDEN_VALUE = "the hidden test's value (not shown)"  # {expected} in a hidden check's message
+
+
+def _value_check(got: Any, want: Any, name: str, options: dict[str, Any],
+                 hidden: bool = False) -> None:
     if got != want:
         template = str(options.get("message") or "{name}: expected {expected}, got {got}.")
-        raise AssertionError(template.format(name=name, expected=_shown(want), got=_shown(got)))
+        shown = HIDDEN_VALUE if hidden else _shown(want)
+        raise AssertionError(template.format(name=name, expected=shown, got=_shown(got)))
 
 
 def measured_ratio(got: Any) -> float | None:
@@ -113,7 +125,10 @@ def decide(record: Entry, evidence: Entry) -> None:
 
     Only the record's options and mistakes are used; the evidence contributes its value. The
     message of a failure ends with the test case the check covers, when the record names one
-    (:func:`case_note`).
+    (:func:`case_note`). A hidden record's message quotes nothing of its expected value: it
+    names the case and the kind of difference (:mod:`autograder.core.compare`), a value
+    check's ``{expected}`` reads :data:`HIDDEN_VALUE`, and a structure is shown as the
+    learner's only.
 
     Raises:
         AssertionError: with the course's message (and a known mistake's advice) when the
@@ -132,7 +147,7 @@ def decide(record: Entry, evidence: Entry) -> None:
 def _decide(record: Entry, evidence: Entry) -> None:
     name, options = record.name, record.options
     if record.check == "value":
-        _value_check(evidence.got, record.got, name, options)
+        _value_check(evidence.got, record.got, name, options, record.hidden)
         return
     if record.check == "speedup":
         _speedup_check(evidence.got, name, options)
@@ -142,7 +157,7 @@ def _decide(record: Entry, evidence: Entry) -> None:
         raise ValueError(f"unknown check kind {record.check!r}")
     got, want = _decoded(evidence), _decoded(record)
     try:
-        check(got, want, name, options)
+        check(got, want, name, options, record.hidden)
     except AssertionError as exc:
         for advice, value in record.mistakes:
             if _is_mistake(record.check, got, value, options):

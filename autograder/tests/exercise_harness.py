@@ -29,7 +29,9 @@ The report, per question (``report["questions"][answer_id]``):
   the error display that IPython's handler (:mod:`autograder.kernel.tracebacks`, run by this
   interpreter's IPython) makes of the exception;
 - ``uncased``: the names of the hidden checks the reference run recorded without a test case
-  description (:func:`autograder.kernel.hints.case`).
+  description (:func:`autograder.kernel.hints.case`);
+- ``records``: test id -> the trusted records of its checks, as JSON (hidden ones marked), so
+  a test can look for hidden expected values in what the learner sees.
 
 Every case starts from the same state: NumPy's and Python's global random generators are
 seeded, so answers that (wrongly) draw from them fail with the same numbers on every run.
@@ -156,7 +158,8 @@ def check(path: Path) -> dict:
     stub = nbformat.read(EXERCISES / path.name, as_version=4)
     qs = questions(nb)
     tests = {q.tests_id: q for q in qs}
-    report: dict = {"notebook": path.name, "questions": {}, "errors": [], "uncased": []}
+    report: dict = {"notebook": path.name, "questions": {}, "errors": [], "uncased": [],
+                    "records": {}}
 
     # Reference run, keeping the namespace as it was before each answer cell.
     ns: dict = {"__name__": "__main__"}
@@ -183,6 +186,7 @@ def check(path: Path) -> dict:
                 if result.exc is not None:
                     break
             records[meta["grade_id"]] = [record_of(e) for e in seen]
+            report["records"][meta["grade_id"]] = [e.to_json() for e in records[meta["grade_id"]]]
             report["uncased"] += [f"{meta['grade_id']}: {e.name}" for e in seen
                                   if e.hidden and not e.options.get("case")]
             report["errors"] += _stale_values(path.name, meta["grade_id"], seen,

@@ -75,7 +75,8 @@ def test_rich_outputs_and_proof_typed_floods_count_against_the_budget() -> None:
     assert sum(MIME in o.get("data", {}) for o in flood) < 260
     assert sum(len(str(o.get("data", ""))) for o in flood) < 60_000
     assert any("output truncated" in o.get("text", "") for o in flood)
-    assert sum("image/png" in o.get("data", {}) for o in images) == 5
+    # 10 kB of data each, plus its keys and metadata (every field counts): four fit in 50 kB
+    assert sum("image/png" in o.get("data", {}) for o in images) == 4
     assert "output truncated" in images[-1]["text"]
 
 
@@ -204,3 +205,129 @@ def test_evidence_cut_by_its_budget_is_flagged_on_the_cell() -> None:
     assert 0 < len(flooded.outputs) < 50 and flooded.metadata[EVIDENCE_CUT] == \
         50 - len(flooded.outputs)
     assert len(honest.outputs) == 5 and EVIDENCE_CUT not in honest.metadata
+
+
+# ------------------------------------------------ every field counts (issue 38, item 5)
+# Each attack writes 30 MB through a field once left out of the budget; its honest twin in
+# the same notebook writes a modest amount through the same field and keeps all of it.
+
+MB30 = 30_000_000
+PEAK_RSS = """
+import json, resource, sys
+import nbformat
+from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in json.loads(sys.argv[1])])
+ExecuteWithLimits(kernel_name="python3", timeout=120).preprocess(nb, {"metadata": {}})
+print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "notebook": len(nbformat.writes(nb))}))
+"""
+
+
+def _size(outputs: list) -> int:
+    return len(nbformat.writes(nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(outputs=outputs)])))
+
+
+def test_every_field_of_every_output_counts_against_the_budget() -> None:
+    """Do a 30 MB error value, 30 MB of display metadata, a 30 MB display update, an update
+    that rewrites 500 earlier outputs, and a 20,000-message clear_output storm (last: the
+    messages it queues delay what follows) each leave their cell within the budget (plus a
+    note, and the error's name and the head of its value), while the honest twins (a short
+    error, small metadata, a small update, a progress display that clears itself) keep
+    everything they wrote?"""
+    budget = 100_000
+    cells = _run(
+        f"raise ValueError('v' * {MB30})",
+        "raise ValueError('a short message')",
+        f"display({{'text/plain': 'ok'}}, metadata={{'m': 'x' * {MB30}}}, raw=True)",
+        "display({'text/plain': 'ok'}, metadata={'width': 30}, raw=True)",
+        f"h = display('small', display_id=True)\nh.update({{'text/plain': 'u' * {MB30}}}, "
+        "raw=True)",
+        "h = display('small', display_id=True)\nh.update({'text/plain': 'updated'}, raw=True)",
+        "for _ in range(500):\n    display({'text/plain': 's'}, display_id='d', raw=True)\n"
+        "from IPython.display import update_display\n"
+        "update_display({'text/plain': 'w' * 90_000}, display_id='d', raw=True)",
+        "from IPython.display import clear_output\nfor i in range(5):\n"
+        "    clear_output(wait=True)\n    print(f'step {i}')",
+        "from IPython.display import clear_output\nfor _ in range(20_000):\n"
+        "    clear_output()\nprint('after the storm')",
+        timeout=120)
+    (big_error, short_error, big_meta, small_meta, big_update, small_update, rewrites, progress,
+     storm) = cells
+    for outputs in (big_error, big_meta, big_update, rewrites, storm):
+        assert _size(outputs) < budget + 5_000, [str(o)[:200] for o in outputs]
+    error = next(o for o in big_error if o["output_type"] == "error")
+    assert error["ename"] == "ValueError" and 1_000 <= len(error["evalue"]) < 1_100
+    assert any("output truncated" in o.get("text", "") for o in big_error)
+    (short,) = short_error
+    assert short["evalue"] == "a short message" and short["traceback"]
+    assert not [o for o in big_meta if o["output_type"] == "display_data"]
+    assert small_meta[0]["metadata"] == {"width": 30}
+    assert big_update[0]["data"]["text/plain"] == "'small'"
+    assert small_update[0]["data"]["text/plain"] == "updated"
+    assert sum(o.get("data", {}).get("text/plain", "").count("w") for o in rewrites) < budget
+    assert any("output truncated" in o.get("text", "") for o in storm)
+    assert [o["text"] for o in progress] == ["step 4\n"]
+
+
+def test_the_notebook_has_one_bound_over_all_its_cells() -> None:
+    """With 40 cells each printing just under their 100 kB budget, does the notebook keep at
+    most its own bound (here 1 MB) and say so, while a cell within both keeps its output?"""
+    cells = _run("print('first and honest')",
+                 *["print('p' * 99_000)"] * 40, timeout=120,
+                 max_notebook_output_bytes=1_000_000)
+    assert cells[0][0]["text"] == "first and honest\n"
+    kept = sum(len(o.get("text", "")) for outputs in cells for o in outputs)
+    assert kept <= 1_000_000 + 5_000
+    assert any("a notebook may print at most" in o.get("text", "") for c in cells for o in c)
+
+
+def test_markdown_attachments_count_against_the_notebook() -> None:
+    """Is a submission's markdown cell with a 3 MB attachment stripped of it (with a note)
+    while one with a small attachment keeps it?"""
+    big = nbformat.v4.new_markdown_cell("![a](attachment:a.png)", attachments={
+        "a.png": {"image/png": "A" * 3_000_000}})
+    small = nbformat.v4.new_markdown_cell("![b](attachment:b.png)", attachments={
+        "b.png": {"image/png": "B" * 1_000}})
+    nb = nbformat.v4.new_notebook(cells=[big, small, nbformat.v4.new_code_cell("1")])
+    ExecuteWithLimits(kernel_name="python3", timeout=60).preprocess(nb, {"metadata": {}})
+    assert "attachments" not in nb.cells[0] and "were removed" in nb.cells[0].source
+    assert nb.cells[1].attachments["b.png"]["image/png"] == "B" * 1_000
+
+
+def test_comm_messages_are_not_applied() -> None:
+    """Does a comm (a widget) that sends 5 MB of state leave no widget state in the notebook,
+    while what the cell prints is kept?"""
+    from autograder.grader.preprocessors import execute_with_limits as ewl
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from comm import create_comm\n"
+        "c = create_comm(target_name='jupyter.widget', data={'state': {'_model_name': 'M', "
+        "'big': 's' * 5_000_000}, 'buffer_paths': []})\nprint('printed')")])
+    ExecuteWithLimits(kernel_name="python3", timeout=60).preprocess(nb, {"metadata": {}})
+    assert "widgets" not in nb.metadata
+    assert nb.cells[0].outputs[0]["text"] == "printed\n"
+    assert ewl.message_size({"content": {"a": ["bc", {"d": b"ef"}]}, "buffers": [b"xyz"]}) > 9
+
+
+def _peak(sources: list[str]) -> dict:
+    """Peak RSS (kB) of a fresh process that executes ``sources``, and the notebook's size."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", PEAK_RSS, json.dumps(sources)],
+                          capture_output=True, text=True, timeout=300, env=os.environ)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_many_large_errors_keep_the_graders_memory_bounded() -> None:
+    """Do ten cells each raising a 12 MB error leave the executing process's peak RSS within
+    150 MB of its honest twin's (ten short errors) and the notebook under 1.2 MB? (Before,
+    each error was kept whole: about 1.5 GB of grading process.)"""
+    attack = _peak([f"raise ValueError('e' * {12_000_000})"] * 10)
+    honest = _peak(["raise ValueError('short')"] * 10)
+    assert attack["notebook"] < 1_200_000, attack
+    assert attack["rss_kb"] - honest["rss_kb"] < 150_000, (attack, honest)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -17,6 +18,7 @@ from autograder.tests.harness_runs import (
     long_or_course_failures,
     source_param,
 )
+from autograder.tests.hidden_values import Numbers, expected_numbers, leaked, probes
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -198,3 +200,66 @@ def test_exercise_shape(path: Path) -> None:
     assert sum(q.points for q in qs) >= 10
     ids = [q.answer_id for q in qs] + [q.tests_id for q in qs]
     assert len(ids) == len(set(ids)), "grade_ids must be unique"
+
+
+def _records(report: dict, hidden: bool) -> list:
+    """The trusted records of a harness report, hidden or visible ones."""
+    from autograder.core.evidence import Entry
+
+    return [Entry.from_json(e) for entries in report["records"].values() for e in entries
+            if bool(e.get("hidden")) == hidden]
+
+
+def _messages(record: Any) -> list[str]:
+    """The grader's message for each wrong answer :func:`probes` makes for ``record``."""
+    from autograder.grader.verdict import judge_cell
+
+    return [judge_cell([record], [probe]).message for probe in probes(record)]
+
+
+def test_no_hidden_expected_value_reaches_the_learner(report: dict) -> None:
+    """For every hidden check of the source, do the grader's messages for wrong answers of
+    every kind (off in value, NaN, wrong shape or dtype or structure, each known mistake,
+    another plain value) and everything the stub and the wrong-answer fixtures show the
+    learner hold none of the check's expected values, in any formatting (a number printed
+    with 3 or more significant digits that rounds to one, sign aside; 4 in the fixtures'
+    texts, which also report visible failures and their 3-digit differences), nor a plain
+    expected value as the course's message would quote it? Numbers that are public (in the check's
+    name or case, a visible check's expected value, or the released exercise) do not count.
+    And is the search able to fail: the same messages for the same checks made visible quote
+    their expected values?"""
+    import dataclasses
+
+    from autograder.core.decide import _shown
+
+    stem = Path(report["notebook"]).stem
+    hidden = _records(report, hidden=True)
+    public = Numbers([v for r in _records(report, hidden=False) for v in expected_numbers(r)])
+    released = (ROOT / "exercises" / f"{stem}.ipynb").read_text()
+    problems, shown_when_visible = [], 0
+    for record in hidden:
+        secret = Numbers(expected_numbers(record))
+        own = f"{record.name} {record.options.get('case', '')}"
+        for message in _messages(record):
+            problems += [f"{record.name}: {message[:200]} shows {found}" for found in
+                         leaked(message, secret, public, own + released)]
+            plain = _shown(record.got) if record.check == "value" else ""
+            if len(plain) >= 3 and plain in message and plain not in own:
+                problems.append(f"{record.name}: {message[:200]} quotes {plain!r}")
+        visible = dataclasses.replace(record, hidden=False)
+        shown_when_visible += any(leaked(m, secret, public, own + released)
+                                  for m in _messages(visible))
+    everything = Numbers([v for r in hidden for v in expected_numbers(r)])
+    fixtures = Path(__file__).parent / "wrong_answers" / stem
+    for q, entry in report["questions"].items():
+        texts = [("stub", entry.get("stub", ""))] + [
+            (case, text) for field in ("wrong", "seen", "shown")
+            for case, text in entry.get(field, {}).items() if text]
+        for case, text in texts:  # the learner's own code shows its own numbers
+            own = fixtures / f"{case}.py"
+            mine = own.read_text() if own.is_file() else ""
+            problems += [f"{q}/{case}: {text[:200]!r} shows {found}"
+                         for found in leaked(text, everything, public, released + mine, 4)]
+    assert problems == []
+    if any(expected_numbers(r) for r in hidden if r.check != "value"):
+        assert shown_when_visible, "the search found nothing even in visible messages"

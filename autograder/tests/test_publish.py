@@ -98,6 +98,7 @@ def test_published_tree_holds_the_public_course_only(published: Path) -> None:
     assert {n for n in names if n.startswith("bench/")} == {
         "bench/results/book_build.png", "bench/results/course_speedups.png",
         "bench/results/grading_throughput.png", "bench/results/timing_fidelity.png",
+        "bench/results/term_at_scale.png",
         "bench/results/gpu/course_speedups.png"}
 
 

@@ -411,3 +411,74 @@ def test_a_failing_verdict_names_the_case() -> None:
     assert not failed.passed and failed.message.endswith("Case: an empty batch.")
     missing = judge_cell([record], [])
     assert missing.message == "the check of f(x) did not run. Case: an empty batch."
+
+
+# ------------------------------------------- hidden checks quote no expected value (issue 38)
+
+def _hidden(check: str, value: Any, **options: Any) -> Entry:
+    """A hidden record of ``value`` with check_array's tolerances and a case."""
+    got = encode_tree(value) if check == "tree" else encode(value)
+    return Entry(check, "f(x)", got, {**DEFAULTS, "case": "a polynomial", **options},
+                 hidden=True)
+
+
+@pytest.mark.parametrize("got, want, kind", [
+    (np.float32(16.0), np.float32(19.3125), "between 10% and 50%"),
+    (jnp.array([1.0, 7.0, 3.25]), jnp.array([1.0, 2.0, 3.25]), "wrong values"),
+    (jnp.array([8.0, 16.0, -24.0]), jnp.array([1.0, 2.0, -3.0]), "wrong values"),
+    (jnp.array([1.0, jnp.nan]), jnp.array([1.0, 2.5]), "NaN where a number was expected"),
+    (jnp.array([1.0, jnp.inf]), jnp.array([1.0, 2.5]), "infinity where a finite number"),
+    (jnp.zeros(2), jnp.array([4.75, 1.0, 2.0]), "wrong shape: got shape (2,)"),
+    (np.array([True, False]), np.array([True, True]), "some entries differ"),
+    (jnp.array([1, 2], jnp.int32), jnp.array([1.5, 2.0], jnp.float32), "dtype is int32"),
+], ids=["scalar", "values", "factor", "nan", "inf", "shape", "bool", "int-for-float"])
+def test_a_hidden_failure_names_its_case_and_kind_never_the_expected_value(
+        got: Any, want: Any, kind: str) -> None:
+    """Does a hidden check's failure say the kind of difference and the case, without the
+    expected entries, expected shape or uniform factor its visible twin quotes?"""
+    record = _hidden("array", want)
+    hidden = judge_cell([record], [_array("f(x)", got)]).message
+    visible = _message(lambda: check_array(got, want, name="f(x)"))
+    assert kind.split(":")[0] in hidden and hidden.endswith("Case: a polynomial."), hidden
+    secret = {f"{float(v):.6g}" for v in np.ravel(np.asarray(want, np.float64))} - {"1", "2"}
+    assert not [s for s in secret if s in hidden], hidden
+    assert "expected shape" not in hidden and "times the expected" not in hidden
+    if kind in ("between 10% and 50%", "NaN where a number was expected"):
+        assert [s for s in secret if s in visible], visible  # the twin's message quotes it
+
+
+def test_a_hidden_errors_size_is_told_in_coarse_bands() -> None:
+    """Is a hidden check's error given relative to the values' size in four wide bands
+    (under 1%, 1 to 10%, 10 to 50%, more than half), the same for an expected zero?"""
+    want = np.array([10.0, 20.0, 30.0])
+    for scale, band in [(1.001, "under 1%"), (1.05, "between 1% and 10%"),
+                        (1.3, "between 10% and 50%"), (3.0, "more than half")]:
+        message = judge_cell([_hidden("array", want)], [_array("f(x)", want * scale)]).message
+        assert band in message, (scale, message)
+    zero = judge_cell([_hidden("array", np.zeros(3))], [_array("f(x)", np.ones(3))]).message
+    assert "more than half" in zero
+
+
+def test_a_hidden_value_check_shows_the_learners_value_only() -> None:
+    """Does a hidden check_value's own message show ``{expected}`` as hidden and the learner's
+    value as it is, while the visible twin quotes the expected value?"""
+    options = {"message": "the walk should have shape {expected}, got {got}."}
+    hidden = Entry("value", "shape", "(2000,)", options, hidden=True)
+    message = judge_cell([hidden], [Entry("value", "shape", "(1999,)")]).message
+    assert "(2000,)" not in message and "(1999,)" in message and "not shown" in message
+    visible = Entry("value", "shape", "(2000,)", options)
+    assert "(2000,)" in judge_cell([visible], [Entry("value", "shape", "(1999,)")]).message
+
+
+def test_a_hidden_tree_shows_neither_expected_structure_nor_leaves() -> None:
+    """Does a hidden tree check name the learner's structure only, and a leaf's failure its
+    path and kind without the expected leaf, while a known mistake keeps its advice?"""
+    want = {"w": np.array([0.125, 3.5]), "b": np.array(7.25)}
+    record = _hidden("tree", want)
+    record.mistakes = [["Did you forget the bias?", encode_tree({"w": want["w"],
+                                                               "b": np.array(0.0)})]]
+    structure = judge_cell([record], [Entry("tree", "f(x)", encode_tree([1.0]))]).message
+    assert "'w'" not in structure and "which is not the structure expected" in structure
+    leaf = judge_cell([record], [Entry("tree", "f(x)", encode_tree(
+        {"w": want["w"], "b": np.array(0.0)}))]).message
+    assert "f(x)['b']" in leaf and "7.25" not in leaf and "Did you forget the bias?" in leaf

@@ -6,8 +6,14 @@ and keeps every byte a cell prints until ``LimitOutput`` trims lines (one 200 MB
 200 MB). This subclass gives each cell at most the time left before the notebook's deadline,
 and once the deadline has passed or the kernel has died it executes nothing more: the
 remaining code cells get an error output, so questions answered before keep their points.
-Each cell keeps at most ``max_output_bytes`` of output; later output is dropped as it
-arrives, so it never accumulates in the grader's memory.
+Everything a cell writes into the notebook counts against one budget as it arrives, before
+nbclient applies it (:meth:`ExecuteWithLimits.process_message`): every field of every output
+(text, every mimetype's data, metadata, transient data, an error's name, value and traceback),
+display updates (once for every output they rewrite) and ``clear_output``. Each cell keeps
+at most ``max_output_bytes`` and the notebook ``max_notebook_output_bytes`` (markdown cells'
+attachments included); check results have budgets of their own. What does not fit is dropped
+as it arrives, so it never accumulates in the grader's memory, the graded notebook or the
+feedback page; comm messages (widgets) are not applied at all.
 
 With ``prestart_kernel``, the kernel for the next notebook this process executes is started
 as soon as the current one has stopped, so that it boots, and imports JAX
@@ -42,6 +48,9 @@ from autograder.grader.proof import MIME
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"
 PROOFS_KEPT_PAST_BUDGET = 2  # short proof-typed outputs per cell kept past the budget
+ERRORS_KEPT_PAST_BUDGET = 2  # errors per cell kept past the budget, cut short
+ERROR_VALUE_KEPT = 1_000  # characters of such an error's value kept
+MIN_MESSAGE_COST = 32  # bytes every budgeted message costs, however small (clear_output storms)
 # Cell metadata the grader reads: how many check results (evidence) the cell's budget
 # dropped. Set here, outside the kernel (which writes outputs only, never metadata).
 EVIDENCE_CUT = "learn_jax_evidence_dropped"
@@ -164,6 +173,11 @@ class ExecuteWithLimits(Execute):
     max_evidence_bytes = Integer(
         4_000_000, help="bytes of check results (evidence) kept per cell, apart from other "
         "output: a chatty answer cannot push its test cell's results out").tag(config=True)
+    max_notebook_output_bytes = Integer(
+        2_000_000, help="bytes of output (evidence apart) kept in the whole notebook, "
+        "attachments of its markdown cells included").tag(config=True)
+    max_notebook_evidence_bytes = Integer(
+        40_000_000, help="bytes of check results kept in the whole notebook").tag(config=True)
 
     stage_log = Unicode(
         "", help="folder for each run's stage timings, <student>/<assignment>.json (kernel "
@@ -221,7 +235,10 @@ class ExecuteWithLimits(Execute):
         self._check_assign_resources(resources)
         self._output_bytes: dict[int, int] = {}
         self._proofs_kept: dict[int, int] = {}
+        self._errors_kept: dict[int, int] = {}
+        self._noted: set[int] = set()
         self._evidence_bytes: dict[int, int] = {}
+        self._notebook_output = self._notebook_evidence = 0
         deadline = monotonic() + self.notebook_timeout
         self._runtime_home = None
         if km is None:
@@ -332,7 +349,10 @@ class ExecuteWithLimits(Execute):
             self._stages["kernel_start"] = perf_counter() - began
             began = perf_counter()
             for index, cell in enumerate(self.nb.cells):
-                if cell.cell_type != "code" or not cell.source.strip():
+                if cell.cell_type != "code":
+                    self._bound_attachments(cell)
+                    continue
+                if not cell.source.strip():
                     continue
                 left = deadline - monotonic()
                 if stopped is None and left <= 0:
@@ -369,50 +389,156 @@ class ExecuteWithLimits(Execute):
         cell = self.execute_cell(cell, index, store_history=not is_test(cell))
         return cell, self.resources
 
-    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int
-               ) -> NotebookNode | None:
-        """Keep an output only while the cell's output budget lasts.
+    def process_message(self, msg: dict, cell: NotebookNode, cell_index: int
+                        ) -> NotebookNode | None:
+        """Apply a kernel message to the notebook only within the output budgets.
 
-        Every output counts against the budget, except check results (evidence), which have
-        their own. The first two short outputs of the proof's
-        type in a cell are kept even past it (a chatty but honest answer must not lose the
-        test cell's proof); any more are budgeted like the rest.
+        Every message nbclient would keep something of passes here first, before nbclient
+        applies it: outputs of every type, ``update_display_data`` and outputs that update an
+        earlier display (their size counted once for every output they rewrite),
+        ``clear_output``. Each counts all of its content (every field, nested, and binary
+        buffers; at least :data:`MIN_MESSAGE_COST`) against its cell's budget and the
+        notebook's (:meth:`_within_budget`). Comm messages (widget state, an output widget's
+        capture) are not applied at all: a graded notebook needs no widget, and their outputs
+        then land in the cell, budgeted. Only ``status`` and ``execute_input``, which keep
+        nothing but an execution count (an integer, or it is removed), pass unbudgeted.
         """
-        content = msg.get("content", {})
-        data = content.get("data", {}) if isinstance(content.get("data"), dict) else {}
-        size = len(str(content.get("text", ""))) + sum(len(str(v)) for v in data.values())
-        size += sum(len(str(t)) for t in content.get("traceback", []) or [])
-        if EVIDENCE in data:  # budgeted apart; what does not fit is lost (the check fails)
-            spent = self._evidence_bytes.get(cell_index, 0) + size
-            self._evidence_bytes[cell_index] = spent
-            if len(data) == 1 and spent <= self.max_evidence_bytes:
-                return super().output(outs, msg, display_id, cell_index)
-            try:  # not silent: the grader says so in the result
-                meta = self.nb.cells[cell_index].setdefault("metadata", {})
-                meta[EVIDENCE_CUT] = int(meta.get(EVIDENCE_CUT, 0)) + 1
-            except (AttributeError, IndexError, TypeError, ValueError):
-                pass
+        msg_type = msg.get("msg_type")
+        content = msg.get("content")
+        if not isinstance(msg_type, str) or not isinstance(content, dict):
             return None
-        used = self._output_bytes.get(cell_index, 0)
-        self._output_bytes[cell_index] = used + size
-        if MIME in data and size < 1_000:
+        if "execution_count" in content and not (
+                content["execution_count"] is None or type(content["execution_count"]) is int):
+            content = {k: v for k, v in content.items() if k != "execution_count"}
+            msg = {**msg, "content": content}
+        if msg_type in ("status", "execute_input"):
+            return super().process_message(msg, cell, cell_index)
+        if msg_type.startswith("comm"):
+            return None
+        kept: NotebookNode | None = None
+        for part in self._within_budget(msg, cell_index):
+            kept = super().process_message(part, cell, cell_index)
+        return kept
+
+    def _within_budget(self, msg: dict, cell_index: int) -> list[dict]:
+        """What of ``msg`` to apply: itself, nothing, or, past the budget, a note that output
+        was dropped (once per cell) and an error cut short (the first
+        :data:`ERRORS_KEPT_PAST_BUDGET` of a cell), so a question's status still shows its
+        exception.
+
+        Check results (evidence) have budgets of their own (:attr:`max_evidence_bytes` per
+        cell, :attr:`max_notebook_evidence_bytes` in all); everything else shares
+        :attr:`max_output_bytes` per cell and :attr:`max_notebook_output_bytes` in all. The
+        first two short outputs of the proof's type in a cell are kept even past the budget
+        (a chatty but honest answer must not lose the test cell's proof); any more are
+        budgeted like the rest.
+        """
+        content = msg["content"]
+        data = content.get("data") if isinstance(content.get("data"), dict) else {}
+        msg_type = msg["msg_type"]
+        size = max(MIN_MESSAGE_COST, message_size(msg))
+        if EVIDENCE in data:
+            return self._evidence(msg, cell_index, size, len(data) == 1)
+        transient = content.get("transient")
+        display_id = transient.get("display_id") if isinstance(transient, dict) else None
+        if display_id and msg_type in ("display_data", "execute_result", "update_display_data"):
+            rewritten = sum(len(v) for v in self._display_id_map.get(display_id, {}).values())
+            size *= max(1, rewritten + (msg_type != "update_display_data"))
+        used, total = self._output_bytes.get(cell_index, 0), self._notebook_output
+        self._output_bytes[cell_index] = used + size  # a cell pays for all it sent
+        if msg_type == "display_data" and MIME in data and size < 1_000 and not display_id:
             self._proofs_kept[cell_index] = self._proofs_kept.get(cell_index, 0) + 1
             if self._proofs_kept[cell_index] <= PROOFS_KEPT_PAST_BUDGET:
-                return super().output(outs, msg, display_id, cell_index)
-        limit = self.max_output_bytes
-        if used + size <= limit:
-            return super().output(outs, msg, display_id, cell_index)
-        if used <= limit:  # the first output over budget: keep its head and a note
-            note = f"\n... output truncated: cells may print at most {limit} bytes ...\n"
-            if msg.get("msg_type") == "stream":
-                text = str(content.get("text", ""))[: max(0, limit - used)] + note
-                msg = {**msg, "content": {**content, "text": text}}
-            else:  # nbformat reads the type from the header: change it there too
-                msg = {**msg, "msg_type": "stream",
-                       "header": {**msg.get("header", {}), "msg_type": "stream"},
-                       "content": {"name": "stderr", "text": note}}
-            return super().output(outs, msg, display_id, cell_index)
-        if msg.get("msg_type") == "error":  # keep the exception itself, without traceback
-            msg = {**msg, "content": {**content, "traceback": []}}
-            return super().output(outs, msg, display_id, cell_index)
-        return None
+                self._notebook_output += size
+                return [msg]
+        room = min(self.max_output_bytes - used, self.max_notebook_output_bytes - total)
+        if size <= room:
+            self._notebook_output += size  # the notebook, for what it keeps
+            return [msg]
+        kept = []
+        if cell_index not in self._noted:  # the first output over budget: a note (and a head)
+            self._noted.add(cell_index)
+            whole = self.max_notebook_output_bytes - total < self.max_output_bytes - used
+            limit = (f"a notebook may print at most {self.max_notebook_output_bytes}" if whole
+                     else f"cells may print at most {self.max_output_bytes}")
+            note = f"\n... output truncated: {limit} bytes ...\n"
+            text = content.get("text") if msg_type == "stream" else None
+            head = text[: max(0, room)] if isinstance(text, str) else ""
+            kept.append({**msg, "msg_type": "stream",
+                         "header": {**msg.get("header", {}), "msg_type": "stream"},
+                         "content": {"name": "stderr", "text": head + note}})
+        if msg_type == "error":
+            self._errors_kept[cell_index] = self._errors_kept.get(cell_index, 0) + 1
+            if self._errors_kept[cell_index] <= ERRORS_KEPT_PAST_BUDGET:
+                kept.append({**msg, "content": {
+                    "ename": _cut(content.get("ename"), 200),
+                    "evalue": _cut(content.get("evalue"), ERROR_VALUE_KEPT), "traceback": []}})
+        self._notebook_output += sum(message_size(part) for part in kept)
+        return kept
+
+    def _evidence(self, msg: dict, cell_index: int, size: int, alone: bool) -> list[dict]:
+        """Check results within their budgets, applied as plain outputs (a display id, which
+        would let one rewrite others, is removed); the rest dropped and counted on the cell
+        (metadata, which the kernel cannot write): the grader says so in the result."""
+        spent = self._evidence_bytes.get(cell_index, 0) + size
+        self._evidence_bytes[cell_index] = spent
+        self._notebook_evidence += size
+        if (alone and msg["msg_type"] == "display_data" and spent <= self.max_evidence_bytes
+                and self._notebook_evidence <= self.max_notebook_evidence_bytes):
+            return [{**msg, "content": {**msg["content"], "transient": {}}}]
+        try:
+            meta = self.nb.cells[cell_index].setdefault("metadata", {})
+            meta[EVIDENCE_CUT] = int(meta.get(EVIDENCE_CUT, 0)) + 1
+        except (AttributeError, IndexError, TypeError, ValueError):
+            pass
+        return []
+
+    def _bound_attachments(self, cell: NotebookNode) -> None:
+        """Count a markdown or raw cell's attachments (a submission's own cells may carry
+        them) against the cell's budget and the notebook's; drop them all when they do not
+        fit, with a note in the cell."""
+        found = cell.get("attachments")
+        if not found:
+            return
+        size = max(MIN_MESSAGE_COST, message_size({"content": found}))
+        if size <= min(self.max_output_bytes,
+                       self.max_notebook_output_bytes - self._notebook_output):
+            self._notebook_output += size
+            return
+        del cell["attachments"]
+        cell.source = (f"{cell.source}\n\n(This cell's attachments, {size} bytes, were "
+                       "removed: they do not fit the output budget.)")
+
+
+def message_size(msg: dict) -> int:
+    """How much a kernel message's content holds: the characters of every string (keys
+    included) and the bytes of every binary buffer, however deeply nested, plus a little for
+    every container and other value (walked without recursion)."""
+    total = 0
+    todo: list[Any] = [msg.get("content")]
+    for buffer in msg.get("buffers") or []:
+        total += memoryview(buffer).nbytes if isinstance(
+            buffer, (bytes, bytearray, memoryview)) else 8
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, (bytes, bytearray)):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += 2 + len(item)
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            todo.extend(item)
+        else:
+            total += 8
+    return total
+
+
+def _cut(value: Any, limit: int) -> str:
+    """``value`` as text for an error kept past the budget: at most ``limit`` characters (a
+    value that is not text is named by its type)."""
+    text = value if isinstance(value, str) else f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "... (cut: output budget)"
