@@ -62,10 +62,15 @@ def backend_label() -> str:
     return "tpu" if "libtpu" in plugins else "cpu"
 
 
-def label() -> str:
-    """``jax-<version>-jaxlib-<version>-<backend>``: what the cache's entries are valid for."""
+def label(found: dict[str, str] | None = None) -> str:
+    """``jax-<version>-jaxlib-<version>-<backend>``: what the cache's entries are valid for;
+    the versions are this Python's, or those in ``found`` (another runtime's, as its
+    kernelspec records them: each runtime has a cache of its own)."""
     versions = []
     for dist in ("jax", "jaxlib"):
+        if found is not None:
+            versions.append(f"{dist}-{found.get(dist, 'none')}")
+            continue
         try:
             versions.append(f"{dist}-{md.version(dist)}")
         except md.PackageNotFoundError:
@@ -73,10 +78,11 @@ def label() -> str:
     return "-".join([*versions, backend_label()])
 
 
-def shared_dir(root: Path) -> Path:
-    """The shared cache under ``root`` for this JAX, jaxlib and backend (created, readable by
-    the kernels' user, written only by :func:`publish`)."""
-    path = root / label()
+def shared_dir(root: Path, found: dict[str, str] | None = None) -> Path:
+    """The shared cache under ``root`` for this JAX, jaxlib and backend, or those of another
+    runtime's versions ``found`` (created, readable by the kernels' user, written only by
+    :func:`publish`)."""
+    path = root / label(found)
     path.mkdir(parents=True, exist_ok=True)
     for directory in (root, path):
         directory.chmod(0o755)

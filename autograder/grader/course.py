@@ -126,6 +126,9 @@ class Limits:
     cell_timeout: int = 180
     notebook_timeout: int = 900
     max_output_bytes: int = 100_000
+    # which runtime runs each submission (grade --runtime): a name of
+    # runtime_choice.CHOICES; "auto" picks the learner's (runtime_choice.choose)
+    runtime: str = "auto"
 
     @property
     def step_timeout(self) -> int:
@@ -149,14 +152,22 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
     Sandboxed kernels read the shared compilation cache ``compiled`` (read-only) when given;
     unsandboxed ones never get it, since nothing there could keep them from writing it.
     Sandboxed kernels run on ``cpus`` only, when given (a job's share of the machine).
+    Each built runtime installed here (:func:`autograder.grader.runtime_choice.installed`) gets
+    a sandbox kernelspec of its own too, reading its own runtime's shared cache beside
+    ``compiled``; :func:`kernel_for` names the one a submission runs.
     """
-    from autograder.grader import feedback_page, sandbox
+    from autograder.grader import feedback_page, runtime_choice, sandbox
+    from autograder.grader.compile_cache import shared_dir
 
     limits = limits or Limits()
     kernel, transport = "python3", "tcp"
     sandboxed = isolation() == "bubblewrap"
     if sandboxed:
         kernel = sandbox.install_kernelspec(course / "share" / "jupyter", compiled, cpus)
+        for runtime in runtime_choice.installed().values():
+            if runtime.venv is not None:
+                own = shared_dir(compiled.parent, runtime.versions) if compiled else None
+                sandbox.install_kernelspec(course / "share" / "jupyter", own, cpus, runtime)
         transport = "ipc"  # the sandbox has no network, not even loopback to the grader
         (course / "runtime").mkdir(exist_ok=True)  # kernels get fresh directories inside
     (course / "nbgrader_config.py").write_text(
@@ -166,6 +177,20 @@ def _write_config(course: Path, db: str, limits: Limits | None = None,
                        transport=transport, stages=str(stage_log(course)),
                        prestart=sandboxed, template=feedback_page.TEMPLATE,
                        templates=str(feedback_page.TEMPLATES)))
+
+
+def kernel_for(runtime: str) -> str:
+    """The kernel that runs a submission on runtime ``runtime`` (a name of
+    :data:`autograder.grader.runtime_choice.NAMES`): its sandbox kernelspec, written by
+    :func:`_write_config`, or without the sandbox the kernel ``.ci/runtimes.py`` registered
+    (``python3`` for the grader's own runtime)."""
+    from autograder.grader import runtime_choice, sandbox
+
+    if runtime == runtime_choice.TOOLS:
+        return sandbox.KERNEL_NAME if isolation() == "bubblewrap" else "python3"
+    if isolation() == "bubblewrap":
+        return sandbox.kernel_name(runtime)
+    return runtime_choice.KERNELS[runtime]
 
 
 def stage_log(course: Path) -> Path:

@@ -61,6 +61,14 @@ from autograder.grader.reference_run import (
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
+from autograder.grader.runtime_choice import (
+    AUTO,
+    CHOICES,
+    RUNTIME_VARIABLE,
+    TOOLS,
+    RuntimeMissing,
+    resolve,
+)
 from autograder.grader.submissions import Submission, assignments, current_name, discover
 
 
@@ -175,6 +183,13 @@ def add_grading_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the trusted runs of the reference answers (their records, "
                              "and the compiled programs kernels share) in DIR, and reuse them "
                              "in later runs while the source, JAX and the grader are the same")
+    parser.add_argument("--runtime", choices=CHOICES,
+                        default=os.environ.get(RUNTIME_VARIABLE, AUTO),
+                        help="the JAX runtime that runs every submission and its reference "
+                             "answers: colab, newest (built by .ci/runtimes.py), tools (the "
+                             "grader's own), or auto: the one the learner ran, from the "
+                             "notebook's recorded JAX version or Colab's metadata (the "
+                             f"default; ${RUNTIME_VARIABLE} sets another)")
     parser.add_argument("--require-sandbox", action="store_true",
                         help="refuse to grade (exit 2, before any submission's code runs) "
                              "unless kernels run in the bubblewrap sandbox; CI uses this")
@@ -250,8 +265,11 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
         # The trusted runs of the reference answers go on beside the grading (a grading job
         # waits for an assignment's records only when it decides that assignment's checks).
         def record_all() -> list[concurrent.futures.Future]:
-            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records)
-                    for name in first_seen]
+            # on the runtime asked for (with auto, the grader's own: each submission's
+            # runtime's records are made when it needs them)
+            ahead = resolve(limits.runtime if limits.runtime != AUTO else TOOLS)
+            return [recorder.submit(trusted_records, args.source / f"{name}.ipynb", records,
+                                    runtime=ahead) for name in first_seen]
 
         if args.jobs == 1:
             from autograder.grader.grading import grade_one
@@ -389,7 +407,13 @@ def earlier_results(out: Path) -> set[tuple[str, str]]:
 
 
 class SandboxRequired(Exception):
-    """``--require-sandbox`` given where the bubblewrap sandbox does not work."""
+    """``--require-sandbox`` given where the bubblewrap sandbox does not work (and the base
+    of every refusal to grade before any submission's code runs)."""
+
+
+class RuntimeNotInstalled(SandboxRequired):
+    """``--runtime NAME`` (or ``$LEARN_JAX_GRADE_RUNTIME``) names a runtime that is not
+    installed here, or none the grader knows; the message says how to add it."""
 
 
 def grade_submissions(subs: list[Submission], args: argparse.Namespace, known: list[str],
@@ -400,11 +424,20 @@ def grade_submissions(subs: list[Submission], args: argparse.Namespace, known: l
     environment and isolation; ``result.json`` files are written.
 
     Raises:
-        SandboxRequired: ``args.require_sandbox`` where the sandbox does not work (before
-            any submission's code runs).
+        SandboxRequired: ``args.require_sandbox`` where the sandbox does not work, or
+            :class:`RuntimeNotInstalled` (before any submission's code runs).
         Exception: the grader itself failed.
     """
-    limits = Limits(args.cell_timeout, args.notebook_timeout)
+    runtime = getattr(args, "runtime", AUTO)
+    if runtime not in CHOICES:  # from the environment variable: argparse checks only options
+        raise RuntimeNotInstalled(f"${RUNTIME_VARIABLE}={runtime}: choose from "
+                                  f"{', '.join(CHOICES)}")
+    if runtime != AUTO:
+        try:
+            resolve(runtime)
+        except RuntimeMissing as exc:  # before any kernel starts; never another runtime
+            raise RuntimeNotInstalled(f"--runtime {runtime}: {exc}") from None
+    limits = Limits(args.cell_timeout, args.notebook_timeout, runtime=runtime)
     isolated = isolation()
     if isolated != "bubblewrap" and getattr(args, "require_sandbox", False):
         from autograder.grader import sandbox
@@ -434,7 +467,7 @@ def grade_submissions(subs: list[Submission], args: argparse.Namespace, known: l
         close_workers()
     progress.done()
     for r in results:
-        r.environment = env
+        r.environment = r.environment or env  # the runtime's, where grading recorded it
         r.isolation = isolated
         r.write(out)
     return results

@@ -26,16 +26,18 @@ from autograder.core.notebook import is_answer, is_test, nbgrader_meta, question
 from autograder.grader.course import (
     COURSE_ID,
     Limits,
+    kernel_for,
     nbgrader,
     restore_test_sources,
     set_test_sources,
     stage_log,
 )
-from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT
+from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT, KERNEL_KEY
 from autograder.grader.preprocessors.summarize_questions import VERDICTS_KEY
 from autograder.grader.proof import add_proofs, proved
 from autograder.grader.release import SOLUTIONS, student_version
 from autograder.grader.result import QuestionResult, Result
+from autograder.grader.runtime_choice import PAGE_KEY, RuntimeMissing, choose_runtime
 from autograder.grader.submissions import InvalidSubmission, Submission, read_submission
 from autograder.grader.verdict import judge_cell, timings
 
@@ -185,7 +187,7 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
     """
     from nbgrader.api import Gradebook
 
-    from autograder.grader.reference_run import trusted_records
+    from autograder.grader.reference_run import recorded_environment, trusted_records
 
     result = Result(sub.student, sub.assignment, str(sub.path))
     dest = out / sub.student / sub.assignment
@@ -218,6 +220,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 result.write(out)
                 return result
             screened = screen_answers(rebuilt.notebook, source)
+            runtime = choose_runtime(nb, (limits or Limits()).runtime)
+            rebuilt.notebook.metadata[KERNEL_KEY] = kernel_for(runtime.runtime.name)
+        result.runtime = runtime.page
         tokens = add_proofs(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)
@@ -246,7 +251,10 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         verdicts: dict[str, dict[str, Any]] = {}  # the feedback page's table reads these
         # Asked for only now: the grader may still be recording it while the kernel ran.
         records = trusted_records(source_dir / f"{sub.assignment}.ipynb",
-                                  records_cache or course / "records")
+                                  records_cache or course / "records", runtime=runtime.runtime)
+        result.environment = recorded_environment(
+            source_dir / f"{sub.assignment}.ipynb", records_cache or course / "records",
+            runtime.runtime) or {}
         with Gradebook(db_url, COURSE_ID) as gb:
             for q in qs:
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
@@ -298,6 +306,7 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                                         "message": msg[:1000]}
             gb.db.commit()
         graded.metadata[VERDICTS_KEY] = verdicts  # replaces whatever a submission put there
+        graded.metadata[PAGE_KEY] = runtime.page  # the page names the runtime (as above)
         nbformat.write(graded, graded_path)  # the feedback page shows the grader's verdicts
         result.score = sum(q.score for q in result.questions)
         # Screened cells whose question passed anyway (a student's own cell) are noted here.
@@ -317,6 +326,9 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             lap("feedback")
     except InvalidSubmission as exc:
         result.status, result.message = "invalid", f"{sub.path.name}: {exc}"
+    except RuntimeMissing as exc:  # never graded on another runtime instead
+        result.status, result.message = "error", str(exc)
+        result.runtime = {"name": exc.name, "installed": "no"}
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the batch
         result.status, result.message = "error", f"{type(exc).__name__}: {exc}"[:2000]
     result.write(out)

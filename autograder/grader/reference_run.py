@@ -7,6 +7,11 @@ student's kernel, with every check publishing its entry
 (:func:`autograder.kernel.reporter.collecting`) instead of deciding. Timing tests record their
 rule and time nothing.
 
+Grading runs it on the runtime that grades the submission
+(:mod:`autograder.grader.runtime_choice`): the grader's own Python, or a built runtime's (Colab's
+JAX, the newest), whose command enters that runtime's system root; one trusted run per
+assignment and runtime, kept under a name and fingerprint that include the runtime.
+
 Usage: ``python -m autograder.grader.reference_run solutions/05_jit.ipynb OUT.json`` (a fresh
 process, so a chapter that simulates eight CPU devices sets XLA's flags before JAX starts).
 """
@@ -26,12 +31,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograder.core.evidence import Entry
+
+if TYPE_CHECKING:
+    from autograder.grader.runtime_choice import Runtime
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
@@ -193,39 +201,86 @@ def grader_digest() -> str:
     return code_digest(Path(__file__).resolve().parents[1])
 
 
-def fingerprint(path: Path) -> str:
-    """What the records of ``path`` depend on: its bytes, Python, JAX, jaxlib, NumPy, the
-    backend kernels use and the grader's code."""
+def _other(runtime: Runtime | None) -> Runtime | None:
+    """``runtime`` when it is a built runtime (not the grader's own Python), else None."""
+    return runtime if runtime is not None and runtime.venv is not None else None
+
+
+def fingerprint(path: Path, runtime: Runtime | None = None) -> str:
+    """What the records of ``path`` depend on: its bytes, Python, JAX, jaxlib, NumPy (this
+    Python's, or those of ``runtime``, a built runtime, and its name), the backend kernels use
+    and the grader's code."""
     import importlib.metadata as md
 
     from autograder.grader.compile_cache import label  # JAX's and jaxlib's versions, the backend
 
-    try:
-        numpy = md.version("numpy")
-    except md.PackageNotFoundError:
-        numpy = "none"
-    parts = [hashlib.sha256(path.read_bytes()).hexdigest(), sys.version.split()[0], label(),
+    other = _other(runtime)
+    if other is not None:
+        python, numpy = other.versions.get("python", "?"), other.versions.get("numpy", "none")
+        versions = [other.name, python, label(other.versions)]
+    else:
+        try:
+            numpy = md.version("numpy")
+        except md.PackageNotFoundError:
+            numpy = "none"
+        versions = [sys.version.split()[0], label()]
+    parts = [hashlib.sha256(path.read_bytes()).hexdigest(), *versions,
              f"numpy={numpy}", os.environ.get("JAX_PLATFORMS", ""), grader_digest()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def compiled_programs(cache: Path) -> Path:
-    """The shared compilation cache that trusted runs recording into ``cache`` fill."""
+def record_file(path: Path, cache: Path, runtime: Runtime | None = None) -> Path:
+    """Where the trusted run of ``path`` (on ``runtime``) is kept in ``cache``: named for the
+    source, the runtime (a built one's name; none for the grader's own) and the fingerprint."""
+    other = _other(runtime)
+    middle = f"-{other.name}" if other is not None else ""
+    return cache / f"{path.stem}{middle}-{fingerprint(path, runtime)}.json"
+
+
+def compiled_programs(cache: Path, runtime: Runtime | None = None) -> Path:
+    """The shared compilation cache that trusted runs recording into ``cache`` fill (on
+    ``runtime``: each runtime's JAX has a folder of its own)."""
     from autograder.grader.compile_cache import shared_dir
 
-    return shared_dir(cache / "compiled")
+    other = _other(runtime)
+    return shared_dir(cache / "compiled", other.versions if other is not None else None)
 
 
-def _run_reference(path: Path, python: str, compiled: Path | None = None) -> dict[str, Any]:
-    """The report of one trusted run of ``path`` in a fresh process; with ``compiled``, the
-    programs it may share are published there once it succeeded."""
+@contextlib.contextmanager
+def _package_path(runtime: Runtime | None) -> Iterator[str]:
+    """The ``PYTHONPATH`` entry that makes a trusted run import this very grader's package.
+
+    For the grader's own Python, the folder that holds the package. Another runtime must see
+    the package alone: that folder may be the grader's ``site-packages``, whose packages
+    are built for another Python; it gets a fresh folder holding only a link to it."""
+    package = Path(__file__).resolve().parents[1]
+    if _other(runtime) is None:
+        yield str(package.parent)
+        return
+    with tempfile.TemporaryDirectory(prefix="learn-jax-package-") as folder:
+        (Path(folder) / package.name).symlink_to(package, target_is_directory=True)
+        yield folder
+
+
+def _run_reference(path: Path, python: str, compiled: Path | None = None,
+                   runtime: Runtime | None = None) -> dict[str, Any]:
+    """The report of one trusted run of ``path`` in a fresh process (of ``python``, or of
+    ``runtime``'s command when it is a built runtime); with ``compiled``, the programs it may
+    share are published there once it succeeded."""
+    with _package_path(runtime) as package_root:
+        other = _other(runtime)
+        return _run_reference_in(path, other.python if other else python, package_root,
+                                 compiled)
+
+
+def _run_reference_in(path: Path, python: str, package_root: str,
+                      compiled: Path | None) -> dict[str, Any]:
     from autograder.grader.compile_cache import publish, without_cache_settings, writer_env
 
     handle, name = tempfile.mkstemp(prefix="learn-jax-record-", suffix=".json")
     os.close(handle)
     out = Path(name)
     private = Path(tempfile.mkdtemp(prefix="learn-jax-compiled-")) if compiled else None
-    package_root = str(Path(__file__).resolve().parents[2])  # this very grader's checks
     env = dict(without_cache_settings(dict(os.environ)), PYTHONPATH=os.pathsep.join(
         p for p in [package_root, os.environ.get("PYTHONPATH")] if p))
     if private:
@@ -250,23 +305,25 @@ def _run_reference(path: Path, python: str, compiled: Path | None = None) -> dic
     return report
 
 
-def recorded_environment(path: Path, cache: Path) -> dict[str, Any] | None:
-    """The environment the trusted run of ``path`` kept in ``cache`` ran in: the JAX that
-    grading's kernels run (same Python, JAX, jaxlib and backend, the fingerprint says); None
-    when no such run is kept there (or it predates the field)."""
+def recorded_environment(path: Path, cache: Path, runtime: Runtime | None = None
+                         ) -> dict[str, Any] | None:
+    """The environment the trusted run of ``path`` (on ``runtime``) kept in ``cache`` ran
+    in: the JAX that grading's kernels run (same Python, JAX, jaxlib and backend, the
+    fingerprint says); None when no such run is kept there (or it predates the field)."""
     try:
-        report = json.loads((cache / f"{path.stem}-{fingerprint(path)}.json").read_text())
+        report = json.loads(record_file(path, cache, runtime).read_text())
     except (OSError, ValueError):
         return None
     found = report.get("environment") if isinstance(report, dict) else None
     return found if isinstance(found, dict) and found else None
 
 
-def trusted_records(path: Path, cache: Path | None = None,
-                    python: str = sys.executable) -> dict[str, list[Entry]]:
-    """The trusted records of the source ``path``, run in a fresh process (cached in
-    ``cache/<stem>-<fingerprint>.json`` when ``cache`` is given; the run then also fills the
-    shared compilation cache, :func:`compiled_programs`).
+def trusted_records(path: Path, cache: Path | None = None, python: str = sys.executable,
+                    runtime: Runtime | None = None) -> dict[str, list[Entry]]:
+    """The trusted records of the source ``path``, run in a fresh process of ``python``, or
+    on ``runtime`` (a :class:`~autograder.grader.runtime_choice.Runtime`; a built one runs its
+    own Python), cached in :func:`record_file` when ``cache`` is given; the run then also
+    fills that runtime's shared compilation cache, :func:`compiled_programs`.
 
     With a cache, one process runs the reference and any other that asks meanwhile (another
     grading job, the grader's background recorder) waits for its file instead of running it
@@ -277,13 +334,13 @@ def trusted_records(path: Path, cache: Path | None = None,
             course bug: nothing could be graded fairly).
     """
     if cache is None:
-        return records_in(_run_reference(path, python))
-    target = cache / f"{path.stem}-{fingerprint(path)}.json"
+        return records_in(_run_reference(path, python, runtime=runtime))
+    target = record_file(path, cache, runtime)
     cache.mkdir(parents=True, exist_ok=True)
     with open(target.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not target.exists():
-            report = _run_reference(path, python, compiled_programs(cache))
+            report = _run_reference(path, python, compiled_programs(cache, runtime), runtime)
             partial = target.with_suffix(f".{os.getpid()}.tmp")  # whole, then renamed
             partial.write_text(json.dumps(report))
             os.replace(partial, target)

@@ -42,6 +42,8 @@ class Result:
     cpu: dict[str, float] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
     isolation: str = "none"  # bubblewrap | none (see autograder/SECURITY.md)
+    # the runtime that ran it (autograder.grader.runtime_choice): name, JAX, Python, why
+    runtime: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:

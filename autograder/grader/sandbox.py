@@ -15,6 +15,14 @@ The
 kernel talks to its client over Unix sockets (IPC transport) in a fresh directory of its own
 (:func:`new_kernel_dir`), the one writable directory bound in.
 
+A kernel of another runtime (:mod:`autograder.grader.runtime_choice`: Colab's JAX, the newest)
+runs in the same sandbox with the same limits; its kernelspec names that runtime's interpreter
+(``--python``) and, when the runtime is a Python of a Debian root, that root (``--system``).
+The sandbox then shows the root's ``/usr``, ``/etc`` and top-level links (``/bin``, ``/lib``,
+...) read-only in place of this machine's, and the runtime's virtual environment instead of
+the grader's Python: one bubblewrap, no sandbox nested in another, so the kernel sees exactly
+what it sees on the grader's own runtime, with another system's files.
+
 Where bubblewrap does not work (not Linux, not installed, user namespaces disallowed)
 :func:`available` is false and grading falls back to the plain ``python3`` kernel: the
 result says ``"isolation": "none"``.
@@ -30,6 +38,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 KERNEL_NAME = "learn-jax-sandbox"
 NOBODY = 65534
@@ -43,6 +52,8 @@ PROCESSES = 512  # RLIMIT_NPROC per kernel's uid (threads count: JAX starts a fe
 OPEN_FILES = 1024
 _KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
 _KEEP_ENV_PREFIX = ("JAX_", "XLA_", "TF_CPP_")
+PYTHON_OPTION = "--python"  # the launcher's option naming a runtime's kernel interpreter
+SYSTEM_OPTION = "--system"  # the launcher's option naming that runtime's system root
 COMPILED_OPTION = "--compiled"  # the launcher's option naming the shared compilation cache
 CPUS_OPTION = "--cpus"  # the launcher's option naming the CPUs a kernel may run on
 
@@ -81,19 +92,54 @@ def interpreter() -> str:
     return str(executable.parent.resolve() / executable.name)
 
 
-def _readable_roots() -> list[Path]:
-    """Directories bound read-only: the Python installation and this package."""
-    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
-             Path(sys.executable).resolve().parent.parent, _package_dir()}
+def runtime_interpreter(python: str) -> str:
+    """:func:`interpreter` for another runtime's ``python`` (its folder resolved, its name
+    kept: a virtual environment is found by the name it was started by)."""
+    path = Path(python)
+    return str(path.parent.resolve() / path.name)
+
+
+def _python_roots(python: str | None) -> set[Path]:
+    """The folders of the Python installation a kernel runs: the grader's own, or that of a
+    runtime's virtual environment ``python`` (the environment, and the base installation its
+    ``pyvenv.cfg`` names, which the system root holds when it lies under ``/usr``)."""
+    if python is None:
+        return {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+                Path(sys.executable).resolve().parent.parent}
+    venv = Path(runtime_interpreter(python)).parent.parent
+    roots = {venv}
+    config = venv / "pyvenv.cfg"
+    for line in config.read_text().splitlines() if config.is_file() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            home = Path(value.strip())
+            if not (home == Path("/usr") or Path("/usr") in home.parents):
+                roots.add(home.resolve().parent)
+    return roots
+
+
+def _readable_roots(python: str | None = None) -> list[Path]:
+    """Directories bound read-only: the Python installation (the grader's, or the runtime's
+    whose interpreter is ``python``) and this package."""
+    roots = {*_python_roots(python), _package_dir()}
     system = {Path("/usr"), Path("/etc")}
     return sorted(r for r in roots if r not in system and r != Path("/"))
 
 
 def exposing_root(path: Path) -> Path | None:
-    """The folder bound into every sandboxed kernel that holds ``path`` (so kernels can read
-    it), or None."""
+    """The folder bound into sandboxed kernels that holds ``path`` (so kernels can read it),
+    or None: the grader's own kernels' folders, and those of each built runtime installed here
+    (its environment, its root's ``/usr`` and ``/etc``)."""
+    from autograder.grader.runtime_choice import installed
+
     target = path.resolve()
-    for root in [*_readable_roots(), Path("/usr"), Path("/etc")]:
+    shown = [*_readable_roots(), Path("/usr"), Path("/etc")]
+    for runtime in installed().values():
+        if runtime.venv is not None:
+            shown += _readable_roots(runtime.kernel_python)
+        if runtime.root is not None:
+            shown += [runtime.root.resolve() / "usr", runtime.root.resolve() / "etc"]
+    for root in shown:
         if target == root or root in target.parents:
             return root
     return None
@@ -106,28 +152,35 @@ def _ancestors(paths: list[Path]) -> list[Path]:
     return sorted(found, key=lambda p: (len(p.parts), str(p)))
 
 
-def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | None = None
-                 ) -> list[str]:
+def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | None = None,
+                 python: str | None = None, system: Path | None = None) -> list[str]:
     """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``, and
     reading the shared compilation cache ``compiled`` (bound read-only) when given. As root,
-    the kernel runs as ``uid`` (default :func:`kernel_uid` of this process)."""
+    the kernel runs as ``uid`` (default :func:`kernel_uid` of this process).
+
+    For another runtime's kernel, ``python`` is its interpreter (its installation is bound
+    instead of the grader's) and ``system`` the root whose ``/usr``, ``/etc`` and top-level
+    links replace this machine's (None: this machine's)."""
     from autograder.grader.compile_cache import reader_env, without_cache_settings
 
-    args = [bwrap() or "bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+    base = Path("/") if system is None else system.resolve()
+    kernel_python = interpreter() if python is None else runtime_interpreter(python)
+    args = [bwrap() or "bwrap", "--ro-bind", str(base / "usr"), "/usr",
+            "--ro-bind", str(base / "etc"), "/etc",
             "--proc", "/proc", "--dev", "/dev", "--die-with-parent",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try"]
     if os.geteuid() != 0:
         args.append("--unshare-user")
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        top = Path("/") / name
+        top = base / name
         if top.is_symlink():
-            args += ["--symlink", os.readlink(top), str(top)]
+            args += ["--symlink", os.readlink(top), f"/{name}"]
         elif top.is_dir():
-            args += ["--ro-bind", str(top), str(top)]
+            args += ["--ro-bind", str(top), f"/{name}"]
     for dev in sorted(Path("/dev").glob("nvidia*")):  # GPUs, where there are any
         args += ["--dev-bind", str(dev), str(dev)]
-    roots = _readable_roots()
+    roots = _readable_roots(python)
     runtime = runtime_dir.resolve()
     shared = compiled.resolve() if compiled is not None and compiled.is_dir() else None
     # /tmp first: binds below it (a scratch course directory) must stay visible.
@@ -144,7 +197,7 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | Non
         args += ["--tmpfs", str(tests)]
     args += ["--bind", str(runtime), str(runtime), "--chdir", "/tmp", "--clearenv",
              "--setenv", "HOME", "/tmp",
-             "--setenv", "PATH", f"{Path(interpreter()).parent}:/usr/bin:/bin",
+             "--setenv", "PATH", f"{Path(kernel_python).parent}:/usr/bin:/bin",
              # the kernel imports the very package the grader runs (the folder bound above),
              # also when that is a checkout on PYTHONPATH rather than the installed one
              "--setenv", "PYTHONPATH", str(_package_dir().parent)]
@@ -177,27 +230,36 @@ def set_limits() -> None:
         resource.setrlimit(which, (value, value))
 
 
-def kernel_command(connection_file: str, extra: list[str], compiled: Path | None = None
-                   ) -> list[str]:
+def kernel_command(connection_file: str, extra: list[str], compiled: Path | None = None,
+                   python: str | None = None, system: Path | None = None) -> list[str]:
     """The full command that runs an ipykernel for ``connection_file`` in the sandbox (with
-    the shared compilation cache ``compiled`` read-only, when given)."""
+    the shared compilation cache ``compiled`` read-only, when given; on another runtime's
+    interpreter ``python`` and system root ``system``, when given)."""
     runtime = Path(connection_file).resolve().parent
-    return [*sandbox_args(runtime, compiled), interpreter(), "-m", "ipykernel_launcher",
-            "-f", str(Path(connection_file).resolve()), *extra]
+    kernel_python = interpreter() if python is None else runtime_interpreter(python)
+    return [*sandbox_args(runtime, compiled, python=python, system=system), kernel_python,
+            "-m", "ipykernel_launcher", "-f", str(Path(connection_file).resolve()), *extra]
 
 
 RUN_OPTION = "--run"  # the launcher's option: run a command (not a kernel) in the sandbox
 
 
-def sandboxed_command(runtime_dir: Path, command: list[str]) -> list[str]:
+def sandboxed_command(runtime_dir: Path, command: list[str], runtime: Any = None) -> list[str]:
     """A command line that runs ``command`` in the sandbox, with the kernel's limits, using
-    ``runtime_dir`` as its one writable host folder.
+    ``runtime_dir`` as its one writable host folder (and, with ``runtime``, a
+    :class:`~autograder.grader.runtime_choice.Runtime`, showing its installation and system
+    root as its kernels see them).
 
     The limits are set by this module's launcher, which then execs ``bwrap``: the caller needs
     no ``preexec_fn`` (which forks the caller, a process that may hold JAX's threads; a plain
     :class:`subprocess.Popen` spawns without forking Python).
     """
-    return [sys.executable, "-m", "autograder.grader.sandbox", RUN_OPTION,
+    options: list[str] = []
+    if runtime is not None and runtime.venv is not None:
+        options = [PYTHON_OPTION, runtime.kernel_python]
+        if runtime.root is not None:
+            options = [SYSTEM_OPTION, str(runtime.root), *options]
+    return [sys.executable, "-m", "autograder.grader.sandbox", *options, RUN_OPTION,
             str(Path(runtime_dir).resolve()), "--", *command]
 
 
@@ -254,17 +316,21 @@ def available() -> bool:
     return probe() is None
 
 
-def probe() -> str | None:
-    """Start a Python process in the sandbox, as a kernel would start; None when it ran, else
+def probe(runtime: Any = None) -> str | None:
+    """Start a Python process in the sandbox, as a kernel would start (of ``runtime``, a
+    :class:`~autograder.grader.runtime_choice.Runtime`, when given); None when it ran, else
     why not, in a line (bubblewrap missing, or the last lines of what the process printed)."""
     if bwrap() is None:
         return "bubblewrap (bwrap) is not installed"
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="learn-jax-probe-") as tmp:
-        runtime = Path(tmp) / "runtime"
-        prepare_runtime_dir(runtime)
-        cmd = sandboxed_command(runtime, [interpreter(), "-c", "import ipykernel, autograder"])
+        folder = Path(tmp) / "runtime"
+        prepare_runtime_dir(folder)
+        python = interpreter() if runtime is None or runtime.venv is None else (
+            runtime_interpreter(runtime.kernel_python))
+        cmd = sandboxed_command(folder, [python, "-c", "import ipykernel, autograder"],
+                                runtime)
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -293,38 +359,58 @@ def job_cpus(index: int, jobs: int) -> list[int] | None:
     return [cpus[(start + i) % len(cpus)] for i in range(share)]
 
 
+def kernel_name(runtime: str | None = None) -> str:
+    """The sandbox kernelspec's name for kernels of ``runtime`` (None: the grader's own)."""
+    return KERNEL_NAME if runtime is None else f"{KERNEL_NAME}-{runtime}"
+
+
 def install_kernelspec(share_dir: Path, compiled: Path | None = None,
-                       cpus: list[int] | None = None) -> str:
+                       cpus: list[int] | None = None, runtime: Any = None) -> str:
     """Write the sandbox kernelspec under ``share_dir/kernels``; return its name.
 
     Put ``share_dir`` on ``JUPYTER_PATH`` for the kernel to be found. With ``compiled``, the
     kernels read that shared compilation cache (read-only); with ``cpus``, they run on those
-    CPUs only (:func:`job_cpus`).
+    CPUs only (:func:`job_cpus`). With ``runtime`` (a
+    :class:`~autograder.grader.runtime_choice.Runtime` other than the grader's), they run its
+    interpreter, in its system root when it has one.
     """
-    spec = share_dir / "kernels" / KERNEL_NAME
+    name = kernel_name(None if runtime is None or runtime.venv is None else runtime.name)
+    spec = share_dir / "kernels" / name
     spec.mkdir(parents=True, exist_ok=True)
     cache = [COMPILED_OPTION, str(compiled.resolve())] if compiled is not None else []
     if cpus:
         cache = [CPUS_OPTION, ",".join(str(c) for c in cpus), *cache]
+    if name != KERNEL_NAME:
+        cache = [PYTHON_OPTION, runtime.kernel_python, *cache]
+        if runtime.root is not None:
+            cache = [SYSTEM_OPTION, str(runtime.root), *cache]
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "autograder.grader.sandbox", *cache, "{connection_file}"],
-        "display_name": "Python 3 (learn-jax sandbox)",
+        "display_name": "Python 3 (learn-jax sandbox" + (
+            f", {runtime.name} runtime)" if name != KERNEL_NAME else ")"),
         "language": "python",
         # SIGINT sent to bwrap would end the sandbox: interrupt by message instead.
         "interrupt_mode": "message",
         "metadata": {"debugger": False},
     }, indent=1))
-    return KERNEL_NAME
+    return name
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Launcher: ``python -m autograder.grader.sandbox [--cpus N,M...] [--compiled DIR]
-    CONNECTION_FILE [ARGS...]`` starts a kernel (on those CPUs only, when given);
-    ``python -m autograder.grader.sandbox --run RUNTIME_DIR -- COMMAND...`` runs a command
-    (:func:`sandboxed_command`)."""
+    """Launcher: ``python -m autograder.grader.sandbox [--system ROOT] [--python PYTHON]
+    [--cpus N,M...] [--compiled DIR] CONNECTION_FILE [ARGS...]`` starts a kernel (of another
+    runtime's interpreter and system root, and on those CPUs only, when given);
+    ``python -m autograder.grader.sandbox [--system ROOT] [--python PYTHON] --run RUNTIME_DIR
+    -- COMMAND...`` runs a command (:func:`sandboxed_command`)."""
     args = sys.argv[1:] if argv is None else argv
+    system: Path | None = None
+    python: str | None = None
+    if args[:1] == [SYSTEM_OPTION] and len(args) > 1:
+        system, args = Path(args[1]), args[2:]
+    if args[:1] == [PYTHON_OPTION] and len(args) > 1:
+        python, args = args[1], args[2:]
     if args[:1] == [RUN_OPTION] and len(args) > 3 and args[2] == "--":
-        command = [*sandbox_args(Path(args[1])), *args[3:]]
+        command = [*sandbox_args(Path(args[1]), python=python, system=system), *args[3:]]
         set_limits()
         os.execv(command[0], command)
     compiled = None
@@ -337,13 +423,14 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == [COMPILED_OPTION] and len(args) > 1:
         compiled, args = Path(args[1]), args[2:]
     if not args:
-        sys.exit(f"usage: python -m autograder.grader.sandbox [{CPUS_OPTION} N,M...] "
-                 f"[{COMPILED_OPTION} DIR] CONNECTION_FILE [ARGS...]")
+        sys.exit(f"usage: python -m autograder.grader.sandbox [{SYSTEM_OPTION} ROOT] "
+                 f"[{PYTHON_OPTION} PYTHON] [{CPUS_OPTION} N,M...] [{COMPILED_OPTION} DIR] "
+                 "CONNECTION_FILE [ARGS...]")
     connection_file = args[0]
     if _as_nobody():  # this kernel's own uid (this launcher's PID stays bwrap's)
         os.chown(Path(connection_file).parent, kernel_uid(), kernel_uid())
         os.chown(connection_file, kernel_uid(), kernel_uid())
-    command = kernel_command(connection_file, args[1:], compiled)
+    command = kernel_command(connection_file, args[1:], compiled, python, system)
     set_limits()
     os.execv(command[0], command)
 

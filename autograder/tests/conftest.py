@@ -15,6 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
+# Tests that grade test the grader on its own runtime, whatever runtime their notebooks name
+# (a Colab-saved fixture would otherwise need Colab's runtime built); test_runtime_choice.py
+# grades with --runtime auto and each built runtime explicitly.
+os.environ["LEARN_JAX_GRADE_RUNTIME"] = "tools"
 
 
 TIMING_GROUP = "timing"

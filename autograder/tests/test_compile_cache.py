@@ -13,6 +13,7 @@ from autograder.grader.compile_cache import (
     label,
     publish,
     reader_env,
+    shared_dir,
     tainted,
     without_cache_settings,
     writer_env,
@@ -70,6 +71,19 @@ def test_label_names_versions_and_backend(monkeypatch: pytest.MonkeyPatch) -> No
     assert label() == f"jax-{md.version('jax')}-jaxlib-{md.version('jaxlib')}-gpu"
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
     assert label().endswith("-cpu")
+
+
+def test_each_runtime_has_a_cache_of_its_own(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does another runtime's versions (Colab's JAX, as its kernelspec records them) name a
+    folder of their own, beside the grader's, so that no kernel loads a program another JAX
+    compiled?"""
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    colab = {"jax": "0.7.2", "jaxlib": "0.7.2", "python": "3.13.5"}
+    assert label(colab) == "jax-0.7.2-jaxlib-0.7.2-cpu"
+    assert label({"jax": "0.12.0.1"}) == "jax-0.12.0.1-jaxlib-none-cpu"
+    mine, theirs = shared_dir(tmp_path), shared_dir(tmp_path, colab)
+    assert mine != theirs and theirs.parent == tmp_path and theirs.is_dir()
 
 
 def test_settings_for_readers_and_writers(tmp_path: Path) -> None:

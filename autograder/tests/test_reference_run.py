@@ -329,3 +329,51 @@ def test_trusted_records_in_a_fresh_process_refuses_a_failing_reference(tmp_path
     tests = 'raise ValueError("the reference is broken")\n'
     with pytest.raises(RuntimeError, match="the reference is broken"):
         trusted_records(_source(tmp_path, tests=tests), tmp_path / "cache")
+
+
+def _built(name: str, jax: str, venv: Path) -> Any:
+    """A built runtime ``name`` with JAX ``jax`` (its files are not read by the key)."""
+    from autograder.grader.runtime_choice import Runtime
+
+    return Runtime(name, str(venv.parent / "python"), venv, None,
+                   {"jax": jax, "jaxlib": jax, "numpy": "2.1.3", "python": "3.13.5"})
+
+
+def test_each_runtime_has_its_own_records_and_compiled_programs(tmp_path: Path) -> None:
+    """Kept across runs, are one assignment's trusted runs on Colab's JAX, on the newest and
+    on the grader's own kept apart: each record file named for its runtime under a
+    fingerprint of its own, and each runtime's compiled programs in a folder of its JAX?"""
+    from autograder.grader.runtime_choice import tools
+
+    path, cache = _source(tmp_path / "src"), tmp_path / "cache"
+    colab = _built("colab", "0.7.2", tmp_path / "colab" / "venv")
+    newest = _built("newest", "0.12.0.1", tmp_path / "newest" / "venv")
+    files = {reference_run.record_file(path, cache, r) for r in (None, tools(), colab, newest)}
+    assert len(files) == 3  # the grader's own is the same with or without being named
+    assert reference_run.record_file(path, cache) == cache / f"00_small-{fingerprint(path)}.json"
+    assert reference_run.record_file(path, cache, colab).name.startswith("00_small-colab-")
+    assert len({fingerprint(path), fingerprint(path, colab), fingerprint(path, newest)}) == 3
+    folders = {reference_run.compiled_programs(cache, r).name for r in (None, colab, newest)}
+    assert {f.split("-jaxlib")[0] for f in folders} == {
+        f"jax-{tools().jax}", "jax-0.7.2", "jax-0.12.0.1"}
+
+
+@pytest.mark.runtimes
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["colab", "newest"])
+def test_the_trusted_run_runs_on_the_runtime_asked_for(tmp_path: Path, name: str) -> None:
+    """Is the trusted run on a built runtime made by that runtime's JAX (its environment
+    says so), do its records match those of the grader's own runtime for the same source,
+    and does it fill that runtime's compiled-programs folder, none of the grader's?"""
+    from autograder.grader.runtime_choice import resolve
+    from autograder.tests.conftest import kernel_runtime
+
+    kernel_runtime(name)
+    runtime = resolve(name)
+    path, cache = _source(tmp_path / "src"), tmp_path / "cache"
+    records = trusted_records(path, cache, runtime=runtime)
+    assert reference_run.recorded_environment(path, cache, runtime)["jax"] == runtime.jax
+    assert reference_run.recorded_environment(path, cache) is None  # not the grader's run
+    assert [(e.name, decode(e.got).tolist()) for e in records["q1_double_tests"]] == [
+        (e.name, decode(e.got).tolist()) for e in trusted_records(path)["q1_double_tests"]]
+    assert list(reference_run.compiled_programs(cache, runtime).iterdir())

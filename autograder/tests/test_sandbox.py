@@ -23,10 +23,31 @@ def sandboxed() -> None:
         pytest.skip("bubblewrap does not work here (set LEARN_JAX_REQUIRE_SANDBOX=1 to fail)")
 
 
-def _run(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
-    runtime = tmp_path / "runtime"
-    sandbox.prepare_runtime_dir(runtime)
-    cmd = sandbox.sandboxed_command(runtime, [sandbox.interpreter(), "-c", code])
+# the grader's own, and the built ones (marked as test_runtimes.py's tests are)
+RUNTIMES = ["tools", *(pytest.param(n, marks=pytest.mark.runtimes) for n in ("colab", "newest"))]
+
+
+def _runtime(name: str):  # noqa: ANN202 - a runtime_choice.Runtime
+    """Runtime ``name``; a built one only when ``LEARN_JAX_RUNTIMES`` names it (else the test
+    is skipped, as conftest's ``kernel_runtime`` does)."""
+    from autograder.grader import runtime_choice
+    from autograder.tests.conftest import kernel_runtime
+
+    if name == "tools":
+        return runtime_choice.tools()
+    kernel_runtime(name)
+    return runtime_choice.resolve(name)
+
+
+def _run(tmp_path: Path, code: str, runtime: object = None) -> subprocess.CompletedProcess:
+    """Run ``code`` in the sandbox, on the Python of ``runtime`` (a Runtime; default the
+    grader's own), as its kernels run."""
+    folder = tmp_path / "runtime"
+    sandbox.prepare_runtime_dir(folder)
+    python = sandbox.interpreter()
+    if runtime is not None and runtime.venv is not None:
+        python = sandbox.runtime_interpreter(runtime.kernel_python)
+    cmd = sandbox.sandboxed_command(folder, [python, "-c", code], runtime)
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -64,13 +85,26 @@ def test_kernels_get_the_shared_compilation_cache_read_only(tmp_path: Path,
     assert "JAX_COMPILATION_CACHE_DIR" not in plain and "/somewhere/writable" not in plain
 
 
-def test_sandbox_hides_the_repository_and_the_network(sandboxed: None, tmp_path: Path
-                                                      ) -> None:
-    """In the sandbox, are solutions, tests and network absent, and writes only in /tmp?"""
+@pytest.mark.parametrize("name", RUNTIMES)
+def test_sandbox_hides_the_repository_and_the_network(sandboxed: None, tmp_path: Path,
+                                                      name: str) -> None:
+    """In the sandbox, on the grader's runtime and on each built one (Colab's JAX, the
+    newest), are solutions, tests and network absent, and writes only in /tmp? On a built
+    runtime, does the kernel run that runtime's JAX, see its system root's ``/usr`` and
+    ``/etc`` instead of this machine's, and not the grader's own Python installation?"""
+    runtime = _runtime(name)
     secret = tmp_path / "secret.txt"
     secret.write_text("hidden")
+    checks = ""
+    if runtime.venv is not None:
+        checks = (f"import jax\nassert jax.__version__ == {runtime.jax!r}, jax.__version__\n"
+                  f"assert not os.path.exists({str(Path(sys.prefix).resolve())!r})\n")
+    if runtime.root is not None:
+        release = (runtime.root / "etc" / "os-release").read_text()
+        checks += f"assert open('/etc/os-release').read() == {release!r}\n"
     code = f"""
 import os, socket
+{checks}
 assert not os.path.exists({str(ROOT / 'solutions')!r})
 assert not os.path.exists({str(secret)!r})
 assert os.listdir({str(ROOT / 'autograder' / 'tests')!r}) == []
@@ -84,7 +118,7 @@ open("/tmp/scratch", "w").write("ok")
 import autograder, ipykernel
 print("uid", os.getuid(), "pid", os.getpid())
 """
-    proc = _run(tmp_path, code)
+    proc = _run(tmp_path, code, runtime)
     assert proc.returncode == 0, proc.stderr
     if os.geteuid() == 0:  # a uid of its own, from the range kept for kernels (its launcher's)
         uid = int(re.search(r"uid (\d+)", proc.stdout).group(1))
@@ -92,12 +126,14 @@ print("uid", os.getuid(), "pid", os.getpid())
     assert secret.read_text() == "hidden"
 
 
-def test_memory_limit_holds(sandboxed: None, tmp_path: Path) -> None:
-    """Does allocating beyond the memory limit fail inside the sandbox, while JAX works?"""
+@pytest.mark.parametrize("name", RUNTIMES)
+def test_memory_limit_holds(sandboxed: None, tmp_path: Path, name: str) -> None:
+    """Does allocating beyond the memory limit fail inside the sandbox, while JAX works, on
+    the grader's runtime and on each built one?"""
     code = ("import jax.numpy as jnp\nassert float(jnp.ones(3).sum()) == 3.0\n"
             f"try:\n    bytearray({sandbox.MEMORY_BYTES * 2})\nexcept MemoryError:\n"
             "    print('limited')\n")
-    proc = _run(tmp_path, code)
+    proc = _run(tmp_path, code, _runtime(name))
     assert proc.returncode == 0 and "limited" in proc.stdout, proc.stderr
 
 
@@ -136,6 +172,52 @@ def test_jobs_side_by_side_get_their_share_of_the_cpus(monkeypatch: pytest.Monke
     assert [sandbox.job_cpus(i, 2) for i in range(2)] == [[0, 1], [2, 3]]
     assert [sandbox.job_cpus(i, 4) for i in range(4)] == [[0], [1], [2], [3]]
     assert [sandbox.job_cpus(i, 8) for i in range(6)] == [[0], [1], [2], [3], [0], [1]]
+
+
+def _fake_runtime(tmp_path: Path):  # noqa: ANN202 - a runtime_choice.Runtime
+    """A built runtime's layout: a Debian-like root (``usr``, ``etc``, ``bin`` a link) and a
+    virtual environment whose Python lives in the root's ``/usr``."""
+    from autograder.grader.runtime_choice import Runtime
+
+    root, venv = tmp_path / "debian", tmp_path / "colab" / "venv"
+    for folder in (root / "usr" / "bin", root / "etc", venv / "bin"):
+        folder.mkdir(parents=True)
+    (root / "bin").symlink_to("usr/bin")
+    (venv / "bin" / "python").symlink_to("/usr/bin/python3.13")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.13.5\n")
+    return Runtime("colab", str(tmp_path / "colab" / "python"), venv, root,
+                   {"jax": "0.7.2", "jaxlib": "0.7.2", "python": "3.13.5"})
+
+
+def test_a_runtime_kernel_sees_its_root_and_its_environment_only(tmp_path: Path) -> None:
+    """Does a built runtime's kernelspec (its own name) start the launcher with the runtime's
+    root and Python, and do its sandbox's arguments bind the root's ``/usr`` and ``/etc`` over
+    this machine's, its ``/bin`` link, and its environment, never the grader's Python, with
+    every namespace and the environment cleared as for the grader's own kernels?"""
+    import json
+
+    runtime = _fake_runtime(tmp_path)
+    name = sandbox.install_kernelspec(tmp_path / "share", tmp_path, cpus=[1], runtime=runtime)
+    assert name == "learn-jax-sandbox-colab"
+    argv = json.loads((tmp_path / "share" / "kernels" / name / "kernel.json").read_text())["argv"]
+    assert argv[3:7] == [sandbox.SYSTEM_OPTION, str(runtime.root), sandbox.PYTHON_OPTION,
+                         runtime.kernel_python]
+    args = sandbox.sandbox_args(tmp_path / "kernel", python=runtime.kernel_python,
+                                system=runtime.root)
+    binds = [tuple(args[i + 1:i + 3]) for i, a in enumerate(args) if a == "--ro-bind"]
+    root = runtime.root.resolve()
+    assert (str(root / "usr"), "/usr") in binds and (str(root / "etc"), "/etc") in binds
+    assert ("/usr", "/usr") not in binds and ("/etc", "/etc") not in binds
+    assert ("usr/bin", "/bin") in [tuple(args[i + 1:i + 3]) for i, a in enumerate(args)
+                                   if a == "--symlink"]
+    venv = str(runtime.venv.resolve())
+    assert (venv, venv) in binds
+    assert not any(src == str(Path(sys.prefix).resolve()) for src, _ in binds)
+    for kept in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--clearenv",
+                 "--die-with-parent"):
+        assert kept in args
+    env = {args[i + 1]: args[i + 2] for i, a in enumerate(args) if a == "--setenv"}
+    assert env["PATH"].startswith(str(runtime.venv.resolve() / "bin") + ":")
 
 
 def test_kernelspec_names_the_cpus_before_the_cache(tmp_path: Path) -> None:
@@ -210,3 +292,17 @@ def test_each_kernel_has_its_own_process_budget(sandboxed: None, tmp_path: Path)
     finally:
         hog.kill()
         hog.wait()
+
+
+def test_a_folder_a_runtime_kernel_sees_is_exposed(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Is a folder inside a built runtime's environment or its root's ``/etc`` reported as
+    readable by kernels (so ``grade --reference-cache`` refuses it), and one beside them not?"""
+    from autograder.grader import runtime_choice
+
+    runtime = _fake_runtime(tmp_path)
+    monkeypatch.setattr(runtime_choice, "installed",
+                        lambda: {"tools": runtime_choice.tools(), "colab": runtime})
+    assert sandbox.exposing_root(runtime.venv / "cache") == runtime.venv.resolve()
+    assert sandbox.exposing_root(runtime.root / "etc" / "x") == (runtime.root / "etc").resolve()
+    assert sandbox.exposing_root(tmp_path / "elsewhere") is None

@@ -91,7 +91,8 @@ def test_feedback_installs_the_course_package_as_colab_does() -> None:
 
 
 def test_grade_all_shards_sandboxes_and_merges() -> None:
-    """Does grade-all.yml run only by hand, enable user namespaces for bubblewrap, grade a
+    """Does grade-all.yml run only by hand, enable user namespaces for bubblewrap, build the
+    learners' runtimes (each submission is graded on its learner's JAX), grade a
     matrix of shards with --shard (reusing the trusted runs from the Actions cache), check
     isolation, merge with `autograder merge` (the instructor's files from grading/ when
     present), and return feedback only on request, with its own write token?"""
@@ -109,7 +110,7 @@ def test_grade_all_shards_sandboxes_and_merges() -> None:
     assert shards == list(range(1, len(shards) + 1)) and workflow["env"]["SHARDS"] == len(shards)
     grade_runs = [s.get("run", "") for s in jobs["grade"]["steps"]]
     assert "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" in grade_runs
-    assert "make setup sandbox-deps" in grade_runs
+    assert "make setup setup-runtimes sandbox-deps" in grade_runs  # the learners' runtimes
     assert any("autograder grade submissions" in r and "--shard" in r for r in grade_runs)
     # The trusted runs come back from the Actions cache, restored before the shard grades.
     (cached,) = [i for i, s in enumerate(jobs["grade"]["steps"])

@@ -54,6 +54,9 @@ MIN_MESSAGE_COST = 32  # bytes every budgeted message costs, however small (clea
 # Cell metadata the grader reads: how many check results (evidence) the cell's budget
 # dropped. Set here, outside the kernel (which writes outputs only, never metadata).
 EVIDENCE_CUT = "learn_jax_evidence_dropped"
+# Notebook metadata the grader writes: the kernel of the runtime that grades it
+# (autograder.grader.runtime_choice); absent, the course's configured kernel runs it.
+KERNEL_KEY = "learn_jax_kernel"
 # kernel name -> a kernel started for the next notebook: its manager, runtime directory, and
 # the client that sent it the code to run ahead with that request's id (or None)
 _SPARE: dict[str, tuple[Any, Path | None, Any]] = {}
@@ -190,6 +193,7 @@ class ExecuteWithLimits(Execute):
         "(silently: no output, no history); empty: nothing").tag(config=True)
 
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
+    _configured_kernel: str | None = None  # the course's kernel, for notebooks naming none
 
     @default("shutdown_kernel")
     def _stop_at_once(self) -> str:
@@ -218,7 +222,15 @@ class ExecuteWithLimits(Execute):
     def preprocess(self, nb: NotebookNode, resources: Any = None, km: Any = None
                    ) -> tuple[NotebookNode, dict]:
         """Execute ``nb`` like nbconvert's ExecutePreprocessor, within the limits."""
+        # The grader names the kernel of the submission's runtime in the notebook it wrote
+        # (a learner's own metadata never reaches here: the rebuilt notebook has the
+        # released notebook's); taken out, so that it reaches no page.
+        chosen = nb.metadata.pop(KERNEL_KEY, None)
+        if self._configured_kernel is None:
+            self._configured_kernel = self.kernel_name
         NotebookClient.__init__(self, nb, km)
+        self.kernel_name = chosen if isinstance(chosen, str) and chosen else (
+            self._configured_kernel)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         self._output_bytes: dict[int, int] = {}
