@@ -48,8 +48,9 @@ GRADEBOOK_REASON = "manual score in the gradebook"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options ``grade`` and ``merge`` share for the instructor's own files."""
     parser.add_argument("--roster", type=Path, metavar="FILE",
-                        help="GitHub Classroom roster CSV (identifier,github_username,"
-                             "github_id,name): exports are keyed by the roster's identifier")
+                        help="roster CSV (identifier,github_username[,...]: each learner's "
+                             "LMS identifier and GitHub login; GitHub Classroom's export "
+                             "works): exports are keyed by the roster's identifier")
     parser.add_argument("--canvas-gradebook", type=Path, metavar="FILE",
                         help="Canvas's gradebook export CSV: grades-canvas.csv is that file "
                              "with the course's scores filled into its columns")
