@@ -215,18 +215,9 @@ def canvas_students(book: CanvasGradebook, students: Iterable[str],
                 continue
             key = entry.identifier
         wanted = key.strip().casefold()
-        hit, why = -1, f"{key} is in no Canvas row (ID, SIS User ID, SIS Login ID or name)"
-        for column in CANVAS_KEYS:
-            c = book.column(column)
-            if c < 0:
-                continue
-            same = [i for i, row in enumerate(book.students) if row[c].strip().casefold() == wanted]
-            if len(same) == 1:
-                hit = same[0]
-                break
-            if len(same) > 1:
-                why = f"{key} is in {len(same)} Canvas rows ({column})"
-                break
+        hit, why = _one_row(book, CANVAS_KEYS, wanted, f"{key} is in", "Canvas")
+        if hit < 0 and why.endswith("no Canvas row"):
+            why = f"{key} is in no Canvas row (ID, SIS User ID, SIS Login ID or name)"
         if hit < 0:
             unmatched.append(Unmatched(student, "canvas", why))
         else:
@@ -339,17 +330,9 @@ def _moodle_from_gradebook(results: list[Result], path: Path, classroom: Classro
             unmatched.append(Unmatched(student, "moodle", why))
             continue
         wanted = (entry.identifier if entry is not None else student).strip().casefold()
-        hit, why = -1, f"{wanted} is in no Moodle row ({', '.join(MOODLE_KEYS)})"
-        for key in MOODLE_KEYS:
-            c = book.column(key)
-            same = [n for n, row in enumerate(book.students)
-                    if c >= 0 and row[c].strip().casefold() == wanted]
-            if len(same) == 1:
-                hit = same[0]
-                break
-            if len(same) > 1:
-                why = f"{wanted} is in {len(same)} Moodle rows ({key})"
-                break
+        hit, why = _one_row(book, MOODLE_KEYS, wanted, f"{wanted} is in", "Moodle")
+        if hit < 0 and why.endswith("no Moodle row"):
+            why = f"{wanted} is in no Moodle row ({', '.join(MOODLE_KEYS)})"
         if hit < 0:
             unmatched.append(Unmatched(student, "moodle", why))
         elif hit in rows.values():
@@ -461,3 +444,19 @@ def write_kept(kept: list[Kept], path: Path) -> None:
 def export_path(out: Path, name: str) -> Path:
     """Where export ``name`` (one of :data:`EXPORTS`) is written in ``out``."""
     return out / f"grades-{name}.csv"
+
+
+def _one_row(book, columns, wanted: str, said: str, lms: str) -> tuple[int, str]:
+    """The one row of ``book`` whose first column of ``columns`` that holds ``wanted``
+    (casefolded) holds it in exactly one row: ``(row, "")``; else ``(-1, why)``, where why
+    names the column with several rows, or ends in ``no <lms> row``."""
+    for column in columns:
+        c = book.column(column)
+        if c < 0:
+            continue
+        same = [i for i, row in enumerate(book.students) if row[c].strip().casefold() == wanted]
+        if len(same) == 1:
+            return same[0], ""
+        if len(same) > 1:
+            return -1, f"{said} {len(same)} {lms} rows ({column})"
+    return -1, f"{said} no {lms} row"
