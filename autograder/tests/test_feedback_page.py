@@ -342,7 +342,8 @@ def test_question_markdown_and_math_are_inert(source: str, absent: str) -> None:
     ("`a < b` and a -> b", "<code>a &lt; b</code> and a -&gt; b"),
     ("$\\text{a&b}$", "<mtext>a&amp;b</mtext>"),
     ("$$\\frac{1}{2}$$", "<mfrac><mrow><mn>1</mn></mrow><mrow><mn>2</mn></mrow></mfrac>"),
-    ("[chapter 05](../notebooks/05_jit.ipynb)", '<a href="../notebooks/05_jit.ipynb">chapter 05</a>'),
+    ("[chapter 05](../notebooks/05_jit.ipynb)",
+     '<a href="../notebooks/05_jit.ipynb">chapter 05</a>'),
 ])
 def test_honest_question_markup_keeps_its_meaning(source: str, shown: str) -> None:
     """Twin of the attacks: do <, > and & in text, code and math show once escaped, and
