@@ -468,7 +468,7 @@ def test_real_page_in_chromium_shows_math_text_and_one_message(real_pages: dict[
     assert "(steps,) = xs.shape" in row and "Raised at line 3 of your answer" in row
     everything = browser.execute_script("return document.body.textContent")
     assert everything.count(q1["message"].splitlines()[0]) == 1
-    assert everything.count("several features per step") == 1
+    assert everything.count("Case: several features per step") == 1
     assert "%tb" not in everything and "Only your own code" not in everything
 
     browser.get(real_pages["02_pure_functions"].as_uri())
