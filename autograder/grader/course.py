@@ -37,12 +37,11 @@ COURSE_ID = "learn-jax"
 
 _CONFIG = """\
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
                                     IgnorePattern, LimitOutput, SaveAutoGrades)
 
 from autograder.grader.feedback_page import FeedbackExporter
-from autograder.grader.preprocessors import HideTestSource, SummarizeQuestions
+from autograder.grader.preprocessors import HideTestSource, SanitizeOutputs, SummarizeQuestions
 from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
 
 c = get_config()
@@ -63,19 +62,21 @@ c.Autograde.autograde_preprocessors = [
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 60
 # Classes, not names: nbgrader reads each entry's traits. Feedback must not show hidden tests,
-# nor run what a submission printed: HTML is cleaned (nbconvert's SanitizeHTML, bleach), and
-# every other rich output but text and images is dropped. The page is the course's template:
-# a table of what to fix first, test code folded, its own small CSS (no Bootstrap, no
-# Pygments sheet, so no CSSHTMLHeaderPreprocessor) and no script (no MathJax).
-c.GenerateFeedback.preprocessors = [GetGrades, HideTestSource, SummarizeQuestions,
-                                    SanitizeHTML]
+# nor run what a submission printed: HTML is cleaned (SanitizeOutputs: nbconvert's
+# SanitizeHTML, bleach, on outputs only), and every other rich output but text and images is
+# dropped. The page is the course's template: a table of what to fix first, test code folded,
+# its own small CSS (no Bootstrap, no Pygments sheet, so no CSSHTMLHeaderPreprocessor), the
+# question text rendered by the grader (math as MathML) and no script (no MathJax).
+# SummarizeQuestions reads where an answer raised before HideTestSource shortens tracebacks.
+c.GenerateFeedback.preprocessors = [GetGrades, SummarizeQuestions, HideTestSource,
+                                    SanitizeOutputs]
 c.GenerateFeedback.exporter_class = FeedbackExporter
 # Its own section: nbgrader names the template "feedback" in HTMLExporter's.
 c.FeedbackExporter.template_name = {template!r}
 c.FeedbackExporter.extra_template_basedirs = [{templates!r}]
-c.SanitizeHTML.enabled = True  # nbconvert's preprocessors are off unless enabled
-c.SanitizeHTML.safe_output_keys = ["metadata", "text/plain", "image/png", "image/jpeg"]
-c.SanitizeHTML.sanitized_output_types = ["text/html", "text/markdown"]
+c.SanitizeOutputs.enabled = True  # nbconvert's preprocessors are off unless enabled
+c.SanitizeOutputs.safe_output_keys = ["metadata", "text/plain", "image/png", "image/jpeg"]
+c.SanitizeOutputs.sanitized_output_types = ["text/html", "text/markdown"]
 """
 
 

@@ -4,7 +4,10 @@ nbgrader's ``generate_feedback`` renders each autograded notebook with an HTML e
 course's nbgrader config (:mod:`autograder.grader.course`) names :class:`FeedbackExporter`
 and :data:`TEMPLATE` in :data:`TEMPLATES`: a page that starts with the table of what to fix
 (:class:`~autograder.grader.preprocessors.SummarizeQuestions`), folds test code, and carries
-its own small style sheet and no script. Its header keeps a place, between two markers, for
+its own small style sheet and no script. The course's question text is rendered by the grader
+with the template's ``question_html`` filter (:mod:`autograder.grader.question_text`: Markdown,
+math as MathML, no raw HTML), so the page shows formulas as the book does without MathJax.
+Its header keeps a place, between two markers, for
 the instructor's decisions (a score set by hand, a late penalty, excused work), which the
 reports write in after grading (:mod:`autograder.grader.reports.pages`).
 
@@ -23,6 +26,8 @@ from typing import Any
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
 from nbconvert.exporters import HTMLExporter
+
+from autograder.grader.question_text import question_html
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"  # extra_template_basedirs
 TEMPLATE = "learn_jax_feedback"  # its folder in TEMPLATES
@@ -57,9 +62,11 @@ COMPILED = CompiledTemplates()  # shared by every page this process renders
 
 
 class FeedbackExporter(HTMLExporter):
-    """nbconvert's HTML exporter whose templates compile once per process."""
+    """nbconvert's HTML exporter whose templates compile once per process, with the
+    ``question_html`` filter for the course's Markdown."""
 
     def _create_environment(self) -> Any:
         environment = super()._create_environment()
         environment.bytecode_cache = COMPILED
+        environment.filters["question_html"] = question_html
         return environment

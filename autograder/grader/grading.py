@@ -145,11 +145,13 @@ def evidence_in(cell: Any) -> list[Entry]:
     return found
 
 
-def _verdict_output(status: str, score: float, points: float, message: str) -> dict:
-    """The grader's line under a test cell in the feedback page."""
-    text = f"Grader: {status} ({score:g} of {points:g} points)."
-    if message and status != "passed":
-        text += f" {message}"
+def _verdict_output(status: str, score: float, points: float, raised: bool) -> dict:
+    """The grader's line under a test cell in the feedback page. Its message is not repeated
+    here: the page's table of what to fix shows it, once."""
+    said = "your answer raised" if raised else status.replace("timeout", "timed out")
+    text = f"Grader: {said} ({score:g} of {points:g} points)."
+    if status != "passed":
+        text += " What to fix is in the table at the top."
     return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
 
 
@@ -282,7 +284,7 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                     status, msg = "failed", "not attempted"
                 elif ename == "AssertionError":
                     status, msg = "failed", evalue
-                elif ename:
+                elif ename:  # the answer raised (an exception of the learner's run)
                     status, msg = "error", f"{ename}: {evalue}".strip(": ")
                 else:
                     status, msg = "error", ("the tests did not report that they ran to the "
@@ -298,12 +300,13 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
                 measured = timings(records.get(q.tests_id, []), evidence)
                 if measured:
                     result.timings[q.answer_id] = measured
+                raised = status == "error" and bool(ename)  # the page: "your answer raised"
                 if cell:
                     cell.setdefault("outputs", []).append(
-                        _verdict_output(status, score, q.points, msg[:1000]))
+                        _verdict_output(status, score, q.points, raised))
                 verdicts[q.tests_id] = {"question": q.answer_id, "status": status,
                                         "score": score, "points": q.points,
-                                        "message": msg[:1000]}
+                                        "message": msg[:1000], "raised": raised}
             gb.db.commit()
         graded.metadata[VERDICTS_KEY] = verdicts  # replaces whatever a submission put there
         graded.metadata[PAGE_KEY] = runtime.page  # the page names the runtime (as above)

@@ -1,5 +1,5 @@
-"""Shared fixtures: paths of the repository and of the tiny fixture course, and a throwaway
-PostgreSQL server."""
+"""Shared fixtures: paths of the repository and of the tiny fixture course, a throwaway
+PostgreSQL server, and headless Chromium."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,6 +53,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if runtime is not None:
                 group += f"[{getattr(runtime, 'name', runtime)}]"
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium driven by Selenium (Debian's chromium + chromium-driver, or Chrome +
+    chromedriver), for the book's pages (test_book.py) and feedback pages
+    (test_feedback_page.py)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary = shutil.which("chromium") or shutil.which("google-chrome")
+    driver_path = shutil.which("chromedriver")
+    if not binary or not driver_path:
+        pytest.fail("Chromium and chromedriver are needed: `make browser-deps` installs them")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1280,900"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
 
 
 @pytest.fixture

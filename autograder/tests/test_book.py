@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 REPO = "github/learn-jax/learn-jax/blob/main"
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.browser  # the browser fixture: conftest.py
 
 
 def _toc_pages() -> list[str]:
@@ -63,29 +62,6 @@ def site() -> Iterator[str]:
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium (Debian's chromium + chromium-driver, or Chrome + chromedriver)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    binary = shutil.which("chromium") or shutil.which("google-chrome")
-    driver_path = shutil.which("chromedriver")
-    if not binary or not driver_path:
-        pytest.fail("Chromium and chromedriver are needed: `make browser-deps` installs them")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--window-size=1280,900"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
 
 
 def _open(browser, url: str) -> list[str]:

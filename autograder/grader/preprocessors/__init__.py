@@ -6,8 +6,9 @@ from autograder.grader.preprocessors.mark_answer_cells import (
            answer_marker,
            read_marker,
 )
+from autograder.grader.preprocessors.sanitize_outputs import SanitizeOutputs
 from autograder.grader.preprocessors.summarize_questions import SummarizeQuestions
 from autograder.grader.preprocessors.write_expected_values import WriteExpectedValues
 
-__all__ = ["HideTestSource", "MarkAnswerCells", "SummarizeQuestions", "WriteExpectedValues",
-           "answer_marker", "read_marker"]
+__all__ = ["HideTestSource", "MarkAnswerCells", "SanitizeOutputs", "SummarizeQuestions",
+           "WriteExpectedValues", "answer_marker", "read_marker"]
