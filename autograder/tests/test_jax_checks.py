@@ -282,12 +282,14 @@ def test_counting_compiles_counts_new_programs_not_cache_hits() -> None:
     assert fresh.programs == 3
     once = jax.jit(lambda u: u * 3)
     once(x).block_until_ready()
+    other_values = x + 1  # an eager operation compiles a program too: made before counting
     with counting_compiles("once") as again:
         once(x).block_until_ready()
-        once(x + 1).block_until_ready()
+        once(other_values).block_until_ready()
     assert again.programs == 0
+    integers = jnp.arange(4)  # int32: another signature, so another program
     with counting_compiles("once") as other:
-        once(jnp.arange(4)).block_until_ready()  # int32: another signature, another program
+        once(integers).block_until_ready()
     assert other.programs == 1
 
 
