@@ -111,3 +111,24 @@ def key_reuse_checking() -> contextlib.AbstractContextManager:
     if version_tuple(jax.__version__) < (0, 10):
         jax.clear_caches()
     return jax.debug_key_reuse(True)
+
+
+def remove_duration_listener(callback: Any) -> None:
+    """Unregister a ``jax.monitoring`` duration listener ``callback`` registered before.
+
+    Newer JAX has ``jax.monitoring.unregister_event_duration_listener`` (0.10.2 does); on 0.7
+    only a private helper does it. A listener already gone (``clear_event_listeners`` removed
+    it) is left alone.
+
+    Args:
+        callback: the function given to ``register_event_duration_secs_listener``.
+    """
+    import jax
+    from jax._src import monitoring
+
+    if callback not in monitoring.get_event_duration_listeners():
+        return
+    remove = getattr(jax.monitoring, "unregister_event_duration_listener", None)
+    if remove is None:
+        remove = monitoring._unregister_event_duration_listener_by_callback
+    remove(callback)

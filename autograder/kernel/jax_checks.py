@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from autograder.kernel.config_watch import (  # noqa: F401 - their home before
@@ -120,6 +121,64 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
         f"{name} was compiled again on a second call with the same shapes "
         f"({before} -> {after} cached versions). Are static arguments changing, or is "
         "`jax.jit` applied afresh on each call?") if after > before else None)
+
+
+# The event JAX records each time it lowers a jaxpr to a new program (before XLA compiles it or
+# loads it from the persistent compilation cache); a call served from jit's caches records none.
+LOWERING_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+
+
+@dataclass
+class CompileCount:
+    """What :func:`counting_compiles` counted: ``programs`` lowered inside its block."""
+
+    programs: int = 0
+
+
+@contextlib.contextmanager
+def counting_compiles(name: str = "the code") -> Iterator[CompileCount]:
+    """Count the programs JAX compiles inside the block, whatever compiles them.
+
+    Every new compilation starts by lowering a traced program, which JAX reports through
+    ``jax.monitoring`` (:data:`LOWERING_EVENT`), also when XLA's work is then loaded from the
+    persistent compilation cache; a call that reuses a compiled program reports nothing. So
+    ``jax.jit(f)`` built afresh on each call counts once per call, even for a plain function
+    that cannot be asked for its cache (:func:`cache_size` counts one jitted function's).
+
+    Args:
+        name: what runs inside the block, for the messages.
+
+    Raises:
+        AssertionError: on leaving the block, when the code inside removed the counter's
+            listener (``jax.monitoring.clear_event_listeners()``) or changed ``jax.config``:
+            the count would not be what ran.
+    """
+    import jax
+    from jax._src import monitoring
+
+    from autograder.kernel.compat import remove_duration_listener
+
+    count = CompileCount()
+
+    def on_event(event: str, duration: float, **_: Any) -> None:
+        if event == LOWERING_EVENT:
+            count.programs += 1
+
+    config = config_snapshot()
+    jax.monitoring.register_event_duration_secs_listener(on_event)
+    try:
+        yield count
+        listening = on_event in monitoring.get_event_duration_listeners()
+    finally:
+        remove_duration_listener(on_event)
+        changed = restore_config(config)
+    if changed:
+        raise AssertionError(config_message(name, changed))
+    if not listening:
+        raise AssertionError(
+            f"{name} removed JAX's monitoring listeners while the test counted its "
+            "compilations, so they cannot be measured: an answer must not call "
+            "jax.monitoring.clear_event_listeners().")
 
 
 def _captured(fn: Callable, *args: Any, **kwargs: Any) -> tuple[Any, str]:

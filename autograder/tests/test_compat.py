@@ -70,3 +70,22 @@ def test_key_reuse_is_caught_in_eager_code_that_ran_before() -> None:
         pass
     else:
         raise AssertionError("the reused key was not caught")
+
+
+def test_remove_duration_listener_unregisters_once_on_every_version() -> None:
+    """Does remove_duration_listener take a registered jax.monitoring listener out (a public
+    name on newer JAX, a private one on 0.7), and leave alone one already gone?"""
+    from jax._src import monitoring
+
+    heard = []
+
+    def listener(event: str, duration: float, **_: object) -> None:
+        heard.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    assert listener in monitoring.get_event_duration_listeners()
+    compat.remove_duration_listener(listener)
+    assert listener not in monitoring.get_event_duration_listeners()
+    compat.remove_duration_listener(listener)  # gone already: nothing to do, no error
+    jax.jit(lambda v: v + 1)(jnp.arange(3.0))
+    assert heard == []

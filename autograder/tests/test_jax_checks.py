@@ -1,4 +1,5 @@
-"""Tests of autograder.kernel.jax_checks: jitted, retracing, purity, key reuse, vectorisation."""
+"""Tests of autograder.kernel.jax_checks: jitted, retracing, compile counts, purity, key reuse,
+vectorisation."""
 
 import jax
 import jax.numpy as jnp
@@ -11,6 +12,7 @@ from autograder.kernel.jax_checks import (
     check_no_retrace,
     check_pure,
     check_vectorised,
+    counting_compiles,
     jaxpr_size,
 )
 
@@ -263,3 +265,70 @@ def test_a_builder_returning_a_plain_function_is_told_to_jit_once_inside_it() ->
         "the function train_step(params) returns")
     plain = not_jitted_message(lambda x: x, "clip_by_norm")
     assert plain.startswith("clip_by_norm is a plain function") and "@jax.jit" in plain
+
+
+def test_counting_compiles_counts_new_programs_not_cache_hits() -> None:
+    """Does counting_compiles count one program per call of a plain function that jits afresh
+    each time, none for a jitted function called again with the same shapes, and one for a
+    new dtype?"""
+    x = jnp.arange(4.0)
+
+    def rebuilt(v):  # the anti-pattern: a new jitted closure on every call
+        return jax.jit(lambda u: u * 3)(v)
+
+    with counting_compiles("rebuilt") as fresh:
+        for _ in range(3):
+            rebuilt(x).block_until_ready()
+    assert fresh.programs == 3
+    once = jax.jit(lambda u: u * 3)
+    once(x).block_until_ready()
+    other_values = x + 1  # an eager operation compiles a program too: made before counting
+    with counting_compiles("once") as again:
+        once(x).block_until_ready()
+        once(other_values).block_until_ready()
+    assert again.programs == 0
+    integers = jnp.arange(4)  # int32: another signature, so another program
+    with counting_compiles("once") as other:
+        once(integers).block_until_ready()
+    assert other.programs == 1
+
+
+def test_counting_compiles_refuses_a_count_the_code_switched_off() -> None:
+    """Does counting_compiles fail, instead of reporting 0, when the code inside clears JAX's
+    monitoring listeners or changes jax.config (each puts the setting back), while an honest
+    twin that compiles nothing new counts 0?"""
+    once = jax.jit(lambda u: u + 1)
+    x = jnp.arange(3.0)
+    once(x)
+
+    def clears_listeners(v):
+        jax.monitoring.clear_event_listeners()
+        return jax.jit(lambda u: u + 1)(v)
+
+    from jax._src import monitoring
+
+    saved = (monitoring.get_event_listeners(), monitoring.get_event_duration_listeners(),
+             monitoring.get_event_time_span_listeners())
+    try:
+        with pytest.raises(AssertionError, match="removed JAX's monitoring listeners"):
+            with counting_compiles("clears_listeners"):
+                clears_listeners(x)
+    finally:  # put back what the attack cleared, for the tests after this one
+        for listener in saved[0]:
+            jax.monitoring.register_event_listener(listener)
+        for listener in saved[1]:
+            jax.monitoring.register_event_duration_secs_listener(listener)
+        for listener in saved[2]:
+            jax.monitoring.register_event_time_span_listener(listener)
+
+    def disables_jit(v):
+        jax.config.update("jax_disable_jit", True)
+        return v + 1
+
+    with pytest.raises(AssertionError, match="changed JAX's global configuration"):
+        with counting_compiles("disables_jit"):
+            disables_jit(x)
+    assert not jax.config.jax_disable_jit
+    with counting_compiles("once") as honest:
+        once(x)
+    assert honest.programs == 0
