@@ -1,4 +1,4 @@
-# expect: Hint:
+# expect: Use `jax.numpy` (`jnp.…`) for computations on traced arrays
 # Sharp bit: a NumPy buffer filled in a loop works eagerly, but NumPy cannot hold traced values
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: Hint:
+# expect: keep values as arrays (`jnp` functions)
 # Sharp bit: the derivative converted to a Python float, which breaks under jax.jit and jax.vmap
 import jax
 

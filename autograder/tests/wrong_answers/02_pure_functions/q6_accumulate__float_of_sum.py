@@ -1,4 +1,4 @@
-# expect: Hint:
+# expect: keep values as arrays (`jnp` functions)
 # Sharp bit: float() of the batch's sum works on plain calls, but under jax.jit the sum is a tracer
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# expect: Hint:
+# expect: keep values as arrays (`jnp` functions)
 # Sharp bit: float() of the factor, which under jax.jit is a tracer
 import jax
 
