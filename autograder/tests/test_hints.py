@@ -51,6 +51,20 @@ def test_key_reuse_hint() -> None:
     assert "split" in hint_for(_error_of(reuse))
 
 
+def test_ref_used_as_an_array_hint() -> None:
+    """Do arithmetic on a Ref (eagerly and under jit) and a jitted function returning a Ref
+    each get the hint to compute with `ref[...]`; and does another Ref error (the same Ref
+    passed twice) not get it? (`jnp.sum(ref)` says "Ref" on 0.7 and 0.12, which the hint
+    matches, but not on 0.10.)"""
+    ref = jax.new_ref(jnp.zeros(2))
+    for wrong in (lambda: ref / 2, lambda: jax.jit(lambda r: r / 2)(ref),
+                  lambda: jax.jit(lambda: jax.new_ref(jnp.zeros(2)))()):
+        assert hint_name(_error_of(wrong)) == "ref-as-array"
+        assert "`ref[...]`" in hint_for(_error_of(wrong))
+    twice = _error_of(lambda: jax.jit(lambda a, b: None)(ref, ref))
+    assert hint_name(twice) != "ref-as-array"
+
+
 def test_boolean_mask_hint() -> None:
     """Does boolean-mask indexing under jit suggest jnp.where?"""
     exc = _error_of(lambda: jax.jit(lambda x: x[x > 0])(jnp.arange(3.0)))
