@@ -32,7 +32,6 @@ _TESTS = str(Path(__file__).resolve().parents[1] / "tests")
 _COURSE = "_autograder_course_files"  # on an exception: the test cell's code names
 FULL_ENV = "LEARN_JAX_FULL_TRACEBACKS"  # set to 1: IPython's own full tracebacks everywhere
 MAX_FRAMES = 3  # the learner's frames a failing check shows (the innermost ones)
-FULL_HINT = "(Only your own code is shown; run %tb in a new cell for the full traceback.)"
 # Closing line of a failing check's display: the message itself was printed above it by
 # ``feedback``, once; with the learner's frames shown, they are where it was raised.
 RAISED_HERE = "(The error above was raised here; run %tb in a new cell for the full traceback.)"

@@ -12,7 +12,12 @@ with this checkout on the path, these tests ask of what the learner reads:
   ``# expect:`` line quotes the hint, or a ``# hint:`` line (the second line) names what the
   hint must suggest for that question;
 - no hint names an API the fixture's chapter has not taught without saying where it is taught
-  (:mod:`autograder.kernel.hints.syllabus`).
+  (:mod:`autograder.kernel.hints.syllabus`);
+- every hint of the table fires on a wrong answer named in :data:`FIRED_BY` (so each hint
+  has a fixture asserting it fits its question), the not-attempted hint on every stub;
+- a failure shows each line once: the message ``feedback`` printed is not repeated by the
+  error display below it, which closes with "raised here" only when it shows the learner's
+  code (issue 36, item 4).
 
 The harness's reports are shared with test_exercises.py and test_runtimes.py (one run per
 source and runtime in a test session).
@@ -25,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.kernel import tracebacks
+from autograder.kernel.hints import table
 from autograder.kernel.hints.syllabus import later_apis
 from autograder.tests.conftest import KernelRuntime
 from autograder.tests.exercise_harness import FIXTURES, expectation
@@ -140,3 +147,81 @@ def test_no_hint_names_a_later_chapter_unannounced(any_runtime: KernelRuntime, s
             if missing:
                 found[case] = (missing, line)
     assert found == {}, any_runtime
+
+
+# Each hint of the table -> the wrong answer ("<source stem>/<fixture stem>") it fires on, on
+# every runtime. With test_every_hint_that_fires_fits_its_question, every hint has a fixture
+# that asserts what it must suggest for that question.
+FIRED_BY: dict[str, str] = {
+}
+# Hints that fire on no wrong answer, with where they fire instead.
+FIRED_ELSEWHERE = {
+    "not-attempted": "every released stub (test_every_stub_gets_the_not_attempted_hint)",
+}
+
+
+def test_every_hint_has_a_wrong_answer_that_fires_it() -> None:
+    """Is every hint of the table (and nothing else) named in FIRED_BY, with a wrong-answer
+    fixture that exists, or in FIRED_ELSEWHERE with where it fires?"""
+    names = [hint.name for hint in table.HINTS]
+    assert set(FIRED_BY).isdisjoint(FIRED_ELSEWHERE)
+    assert sorted([*FIRED_BY, *FIRED_ELSEWHERE]) == sorted(names), "hints without a fixture"
+    missing = [where for where in FIRED_BY.values() if not (FIXTURES / f"{where}.py").is_file()]
+    assert missing == []
+
+
+def test_each_hint_fires_on_its_wrong_answer(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, does every FIRED_BY wrong answer of this source fail with the hint that
+    names it (the hint the harness reports as shown)?"""
+    report = harness_report(source, any_runtime.python)
+    fired = {case: said["hint"] for _, case, said in _cases(report)}
+    wrong = {hint: fired.get(where.split("/", 1)[1]) for hint, where in FIRED_BY.items()
+             if where.split("/", 1)[0] == source.stem}
+    assert {hint: got for hint, got in wrong.items() if got != hint} == {}, any_runtime
+
+
+def test_every_stub_gets_the_not_attempted_hint(any_runtime: KernelRuntime, source: Path
+                                                ) -> None:
+    """On each runtime, does every untouched stub fail with the not-attempted hint?"""
+    report = harness_report(source, any_runtime.python)
+    assert {q: e.get("stub_hint") for q, e in report["questions"].items()
+            if e.get("stub_hint") != "not-attempted"} == {}, any_runtime
+
+
+def repeated_lines(shown: str) -> list[str]:
+    """What a failure as a notebook shows it (``shown``: printed lines, then the error display)
+    says more than once: a line that appears twice (blank lines aside), or the error that
+    ``feedback`` printed after "not yet." appearing again, inside another line too."""
+    lines = [line.strip() for line in shown.splitlines() if line.strip()]
+    said = [line.split(": not yet. ", 1)[1] for line in lines if ": not yet. " in line]
+    return sorted({line for line in lines if lines.count(line) > 1}
+                  | {error for error in said if error and shown.count(error) > 1})
+
+
+def test_repeated_lines_finds_a_message_printed_twice() -> None:
+    """Does ``repeated_lines`` find a message shown by feedback and again by the error display,
+    and nothing in a failure shown once?"""
+    once = ("Question 1: not yet. AssertionError: f(x) differs\nHint: use jnp.where\n"
+            f"In your code:\n  Cell In[3], line 2, in f\n    return x\n{tracebacks.RAISED_HERE}")
+    assert repeated_lines(once) == []
+    twice = once + "\nAssertionError: f(x) differs\nHint: use jnp.where"
+    assert repeated_lines(twice) == ["AssertionError: f(x) differs", "Hint: use jnp.where"]
+
+
+def test_no_failure_shows_a_line_twice(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, does every wrong answer's failure, as a notebook shows it, show no line
+    twice (the message printed by the test block is not repeated by the error display), close
+    with "raised here" only when it shows the learner's code (and with the plain pointer to
+    %tb otherwise), and never say that only the learner's code is shown?"""
+    report = harness_report(source, any_runtime.python)
+    problems = {}
+    for q, entry in report["questions"].items():
+        for case, shown in entry.get("shown", {}).items():
+            if not shown:
+                continue
+            last = shown.strip().splitlines()[-1]
+            closing = tracebacks.RAISED_HERE if "In your code:" in shown else tracebacks.NO_FRAMES
+            twice = repeated_lines(shown)
+            if twice or last != closing or "Only your own code" in shown:
+                problems[f"{q}/{case}"] = {"twice": twice, "last line": last}
+    assert problems == {}, any_runtime
