@@ -203,7 +203,8 @@ def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: An
 
     Frames of the course's code are left out: the installed packages, this package, and the
     test cell (:func:`mark_course_code`). At most :data:`MAX_FRAMES` of the learner's frames
-    are shown, two lines each.
+    are shown, two lines each; a frame on the line of the frame that called it (a list
+    comprehension's, before Python 3.12) is not shown again.
 
     Args:
         exc: the exception.
@@ -216,7 +217,10 @@ def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: An
     tb = exc.__traceback__ if tb is None else tb
     while tb is not None:
         name = tb.tb_frame.f_code.co_filename
-        if name not in course and not is_library_file(name, roots):
+        # A comprehension's own frame (Python 3.11) repeats its function's line: shown once.
+        same_line = bool(frames) and (frames[-1].tb_frame.f_code.co_filename,
+                                      frames[-1].tb_lineno) == (name, tb.tb_lineno)
+        if name not in course and not is_library_file(name, roots) and not same_line:
             frames.append(tb)
         tb = tb.tb_next
     lines = []

@@ -1,4 +1,4 @@
-# expect: sample_population
+# expect: sample_population(key(0), 6)['blood'] has the right shape (6,) but wrong values
 # Sharp bit: the three keys unpacked in another order than the one asked for (same split, other draws)
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-# expect: noisy_line
+# expect: new_key is k_noise, the subkey the noise was drawn with: a used key
 # Sharp bit: split in another order than the one asked for: the key handed back is the last one
 import jax
 
