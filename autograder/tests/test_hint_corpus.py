@@ -153,19 +153,49 @@ def test_no_hint_names_a_later_chapter_unannounced(any_runtime: KernelRuntime, s
 # every runtime. With test_every_hint_that_fires_fits_its_question, every hint has a fixture
 # that asserts what it must suggest for that question.
 FIRED_BY: dict[str, str] = {
+    "in-place-update": "01_arrays/q1_apply_updates__inplace_assignment",
+    "numpy-on-tracer": "01_arrays/q1_apply_updates__numpy_roundtrip",
+    "python-max-on-tracer": "01_arrays/q1_apply_updates__python_max",
+    "bincount-length": "01_arrays/q2_count_labels__bincount_without_length",
+    "boolean-mask": "01_arrays/q3_safe_lookup__boolean_mask_update",
+    "key-reuse": "03_prng/q1_population__parent_key_after_split",
+    "concrete-value": "03_prng/q4_random_walk__float_in_python_loop",
+    "grad-non-scalar": "04_grad/q1_loss_and_grad__forgot_has_aux",
+    "grad-int-input": "04_grad/q2_grads_xz__all_three_argnums",
+    "argnums-one-based": "04_grad/q2_grads_xz__one_based_argnums",
+    "grad-static-argnums": "04_grad/q2_grads_xz__static_argnums",
+    "pytree-arithmetic": "04_grad/q3_sgd_step__top_level_only",
+    "traced-index": "06_control_flow/q2_power_iteration__python_range",
+    "unhashable-static": "06_control_flow/q2_power_iteration__static_unrolled",
+    "python-number": "06_control_flow/q3_newton_sqrt__float_method",
+    "python-while-on-tracer": "06_control_flow/q3_newton_sqrt__python_while",
+    "switch-index": "06_control_flow/q4_piecewise_switch__bool_index",
+    "python-if-on-tracer": "06_control_flow/q4_piecewise_switch__python_if",
+    "nan-gradient-where": "06_control_flow/q4_piecewise_switch__where_half_safe",
+    "grad-while-loop": "06_control_flow/q5_rnn_scan_grad__while_loop",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
     "not-attempted": "every released stub (test_every_stub_gets_the_not_attempted_hint)",
 }
+# Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
+# FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
+NO_FIXTURE_YET = {
+    "escaped-tracer", "abstract-tracer", "string-traced", "vmap-scalar-mapped",
+    "incompatible-shapes", "vmap-sizes", "contracting-dims", "pmap-shared-mapped", "pmap-sizes",
+    "unbound-axis", "scalar-split", "in-specs-too-long", "sharding-type-error",
+    "bare-spec-without-mesh", "out-specs-replication", "shard-map-mesh-context",
+}
 
 
 def test_every_hint_has_a_wrong_answer_that_fires_it() -> None:
     """Is every hint of the table (and nothing else) named in FIRED_BY, with a wrong-answer
-    fixture that exists, or in FIRED_ELSEWHERE with where it fires?"""
+    fixture that exists, or in FIRED_ELSEWHERE with where it fires (or, for the hints listed
+    before this test existed, in NO_FIXTURE_YET)?"""
     names = [hint.name for hint in table.HINTS]
-    assert set(FIRED_BY).isdisjoint(FIRED_ELSEWHERE)
-    assert sorted([*FIRED_BY, *FIRED_ELSEWHERE]) == sorted(names), "hints without a fixture"
+    named = [*FIRED_BY, *FIRED_ELSEWHERE, *NO_FIXTURE_YET]
+    assert len(named) == len(set(named)), "a hint named twice"
+    assert sorted(named) == sorted(names), "hints without a fixture"
     missing = [where for where in FIRED_BY.values() if not (FIXTURES / f"{where}.py").is_file()]
     assert missing == []
 
