@@ -173,6 +173,11 @@ FIRED_BY: dict[str, str] = {
     "python-if-on-tracer": "06_control_flow/q4_piecewise_switch__python_if",
     "nan-gradient-where": "06_control_flow/q4_piecewise_switch__where_half_safe",
     "grad-while-loop": "06_control_flow/q5_rnn_scan_grad__while_loop",
+    "scalar-split": "08_sharding/q1_place_for_training__params_with_rows",
+    "sharding-type-error": "08_sharding/q4_mlp_2d__no_out_sharding",
+    "out-specs-replication": "08_sharding/q6_center_columns__out_specs_replicated",
+    "unbound-axis": "08_sharding/q6_center_columns__pmap_axis_name_kept",
+    "vmap-sizes": "09_capstone/q2_predict__params_mapped_too",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -182,9 +187,8 @@ FIRED_ELSEWHERE = {
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
     "escaped-tracer", "abstract-tracer", "string-traced", "vmap-scalar-mapped",
-    "incompatible-shapes", "vmap-sizes", "contracting-dims", "pmap-shared-mapped", "pmap-sizes",
-    "unbound-axis", "scalar-split", "in-specs-too-long", "sharding-type-error",
-    "bare-spec-without-mesh", "out-specs-replication", "shard-map-mesh-context",
+    "incompatible-shapes", "contracting-dims", "pmap-shared-mapped", "pmap-sizes",
+    "in-specs-too-long", "bare-spec-without-mesh", "shard-map-mesh-context",
 }
 
 
