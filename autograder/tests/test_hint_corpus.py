@@ -178,6 +178,7 @@ FIRED_BY: dict[str, str] = {
     "out-specs-replication": "08_sharding/q6_center_columns__out_specs_replicated",
     "unbound-axis": "08_sharding/q6_center_columns__pmap_axis_name_kept",
     "vmap-sizes": "09_capstone/q2_predict__params_mapped_too",
+    "string-traced": "05_jit/q2_static_mode__mode_not_static",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -186,7 +187,7 @@ FIRED_ELSEWHERE = {
 # Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
-    "escaped-tracer", "abstract-tracer", "string-traced", "vmap-scalar-mapped",
+    "escaped-tracer", "abstract-tracer", "vmap-scalar-mapped",
     "incompatible-shapes", "contracting-dims", "pmap-shared-mapped", "pmap-sizes",
     "in-specs-too-long", "bare-spec-without-mesh", "shard-map-mesh-context",
 }
