@@ -179,6 +179,8 @@ FIRED_BY: dict[str, str] = {
     "unbound-axis": "08_sharding/q6_center_columns__pmap_axis_name_kept",
     "vmap-sizes": "09_capstone/q2_predict__params_mapped_too",
     "string-traced": "05_jit/q2_static_mode__mode_not_static",
+    "vmap-scalar-mapped": "07_vmap/q4_per_example_grads__batched_params",
+    "contracting-dims": "07_vmap/q1_predict_batch__wrong_axis",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -187,8 +189,7 @@ FIRED_ELSEWHERE = {
 # Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
-    "escaped-tracer", "abstract-tracer", "vmap-scalar-mapped",
-    "incompatible-shapes", "contracting-dims", "pmap-shared-mapped", "pmap-sizes",
+    "escaped-tracer", "abstract-tracer", "incompatible-shapes", "pmap-shared-mapped", "pmap-sizes",
     "in-specs-too-long", "bare-spec-without-mesh", "shard-map-mesh-context",
 }
 
