@@ -32,7 +32,6 @@ _TESTS = str(Path(__file__).resolve().parents[1] / "tests")
 _COURSE = "_autograder_course_files"  # on an exception: the test cell's code names
 FULL_ENV = "LEARN_JAX_FULL_TRACEBACKS"  # set to 1: IPython's own full tracebacks everywhere
 MAX_FRAMES = 3  # the learner's frames a failing check shows (the innermost ones)
-FULL_HINT = "(Only your own code is shown; run %tb in a new cell for the full traceback.)"
 # Closing line of a failing check's display: the message itself was printed above it by
 # ``feedback``, once; with the learner's frames shown, they are where it was raised.
 RAISED_HERE = "(The error above was raised here; run %tb in a new cell for the full traceback.)"
@@ -204,7 +203,8 @@ def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: An
 
     Frames of the course's code are left out: the installed packages, this package, and the
     test cell (:func:`mark_course_code`). At most :data:`MAX_FRAMES` of the learner's frames
-    are shown, two lines each.
+    are shown, two lines each; a frame on the line of the frame that called it (a list
+    comprehension's, before Python 3.12) is not shown again.
 
     Args:
         exc: the exception.
@@ -217,7 +217,10 @@ def failure_lines(exc: BaseException, tb: TracebackType | None = None, shell: An
     tb = exc.__traceback__ if tb is None else tb
     while tb is not None:
         name = tb.tb_frame.f_code.co_filename
-        if name not in course and not is_library_file(name, roots):
+        # A comprehension's own frame (Python 3.11) repeats its function's line: shown once.
+        same_line = bool(frames) and (frames[-1].tb_frame.f_code.co_filename,
+                                      frames[-1].tb_lineno) == (name, tb.tb_lineno)
+        if name not in course and not is_library_file(name, roots) and not same_line:
             frames.append(tb)
         tb = tb.tb_next
     lines = []

@@ -15,6 +15,8 @@ packages too (``make test-colab``).
 The report, per question (``report["questions"][answer_id]``):
 
 - ``reference``, ``stub``: ``"passed"``, or the error's ``"Class: first line"``;
+- ``stub_hint``: the name of the generic hint matching the stub's error (``not-attempted``
+  for an untouched ``raise NotImplementedError()``), None when none matches;
 - ``wrong[case]``: the course's message for that wrong answer (``hints.Explanation.message``:
   a test's own message plus the advice and hints shown; JAX's error text only when the course
   has nothing to say about it), or ``"PASSED (should fail)"``. It is meant to read the same on
@@ -215,6 +217,7 @@ def check(path: Path) -> dict:
         _run(code_of(stub_answers[q.answer_id]), ns_q, f"<{path.stem} stub {q.answer_id}>")
         result = _judged(test_source[q.tests_id], ns_q, tests_name, records[q.tests_id])
         entry["stub"] = result.line or "PASSED (should fail)"
+        entry["stub_hint"] = hint_name(result.exc) if result.exc is not None else None
         entry["points"] = q.points
         for field in ("wrong", "error", "seen", "expect", "shown", "hint", "own"):
             entry[field] = {}

@@ -12,7 +12,12 @@ with this checkout on the path, these tests ask of what the learner reads:
   ``# expect:`` line quotes the hint, or a ``# hint:`` line (the second line) names what the
   hint must suggest for that question;
 - no hint names an API the fixture's chapter has not taught without saying where it is taught
-  (:mod:`autograder.kernel.hints.syllabus`).
+  (:mod:`autograder.kernel.hints.syllabus`);
+- every hint of the table fires on a wrong answer named in :data:`FIRED_BY` (so each hint
+  has a fixture asserting it fits its question), the not-attempted hint on every stub;
+- a failure shows each line once: the message ``feedback`` printed is not repeated by the
+  error display below it, which closes with "raised here" only when it shows the learner's
+  code (issue 36, item 4).
 
 The harness's reports are shared with test_exercises.py and test_runtimes.py (one run per
 source and runtime in a test session).
@@ -25,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.kernel import tracebacks
+from autograder.kernel.hints import table
 from autograder.kernel.hints.syllabus import later_apis
 from autograder.tests.conftest import KernelRuntime
 from autograder.tests.exercise_harness import FIXTURES, expectation
@@ -140,3 +147,117 @@ def test_no_hint_names_a_later_chapter_unannounced(any_runtime: KernelRuntime, s
             if missing:
                 found[case] = (missing, line)
     assert found == {}, any_runtime
+
+
+# Each hint of the table -> the wrong answer ("<source stem>/<fixture stem>") it fires on, on
+# every runtime. With test_every_hint_that_fires_fits_its_question, every hint has a fixture
+# that asserts what it must suggest for that question.
+FIRED_BY: dict[str, str] = {
+    "in-place-update": "01_arrays/q1_apply_updates__inplace_assignment",
+    "numpy-on-tracer": "01_arrays/q1_apply_updates__numpy_roundtrip",
+    "python-max-on-tracer": "01_arrays/q1_apply_updates__python_max",
+    "bincount-length": "01_arrays/q2_count_labels__bincount_without_length",
+    "boolean-mask": "01_arrays/q3_safe_lookup__boolean_mask_update",
+    "key-reuse": "03_prng/q1_population__parent_key_after_split",
+    "concrete-value": "03_prng/q4_random_walk__float_in_python_loop",
+    "grad-non-scalar": "04_grad/q1_loss_and_grad__forgot_has_aux",
+    "grad-int-input": "04_grad/q2_grads_xz__all_three_argnums",
+    "argnums-one-based": "04_grad/q2_grads_xz__one_based_argnums",
+    "grad-static-argnums": "04_grad/q2_grads_xz__static_argnums",
+    "pytree-arithmetic": "04_grad/q3_sgd_step__top_level_only",
+    "traced-index": "06_control_flow/q2_power_iteration__python_range",
+    "unhashable-static": "06_control_flow/q2_power_iteration__static_unrolled",
+    "python-number": "06_control_flow/q3_newton_sqrt__float_method",
+    "python-while-on-tracer": "06_control_flow/q3_newton_sqrt__python_while",
+    "switch-index": "06_control_flow/q4_piecewise_switch__bool_index",
+    "python-if-on-tracer": "06_control_flow/q4_piecewise_switch__python_if",
+    "nan-gradient-where": "06_control_flow/q4_piecewise_switch__where_half_safe",
+    "grad-while-loop": "06_control_flow/q5_rnn_scan_grad__while_loop",
+    "scalar-split": "08_sharding/q1_place_for_training__params_with_rows",
+    "sharding-type-error": "08_sharding/q4_mlp_2d__no_out_sharding",
+    "out-specs-replication": "08_sharding/q6_center_columns__out_specs_replicated",
+    "unbound-axis": "08_sharding/q6_center_columns__pmap_axis_name_kept",
+    "vmap-sizes": "09_capstone/q2_predict__params_mapped_too",
+    "string-traced": "05_jit/q2_static_mode__mode_not_static",
+    "vmap-scalar-mapped": "07_vmap/q4_per_example_grads__batched_params",
+    "contracting-dims": "07_vmap/q1_predict_batch__wrong_axis",
+}
+# Hints that fire on no wrong answer, with where they fire instead.
+FIRED_ELSEWHERE = {
+    "not-attempted": "every released stub (test_every_stub_gets_the_not_attempted_hint)",
+}
+# Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
+# FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
+NO_FIXTURE_YET = {
+    "escaped-tracer", "abstract-tracer", "incompatible-shapes", "pmap-shared-mapped", "pmap-sizes",
+    "in-specs-too-long", "bare-spec-without-mesh", "shard-map-mesh-context",
+}
+
+
+def test_every_hint_has_a_wrong_answer_that_fires_it() -> None:
+    """Is every hint of the table (and nothing else) named in FIRED_BY, with a wrong-answer
+    fixture that exists, or in FIRED_ELSEWHERE with where it fires (or, for the hints listed
+    before this test existed, in NO_FIXTURE_YET)?"""
+    names = [hint.name for hint in table.HINTS]
+    named = [*FIRED_BY, *FIRED_ELSEWHERE, *NO_FIXTURE_YET]
+    assert len(named) == len(set(named)), "a hint named twice"
+    assert sorted(named) == sorted(names), "hints without a fixture"
+    missing = [where for where in FIRED_BY.values() if not (FIXTURES / f"{where}.py").is_file()]
+    assert missing == []
+
+
+def test_each_hint_fires_on_its_wrong_answer(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, does every FIRED_BY wrong answer of this source fail with the hint that
+    names it (the hint the harness reports as shown)?"""
+    report = harness_report(source, any_runtime.python)
+    fired = {case: said["hint"] for _, case, said in _cases(report)}
+    wrong = {hint: fired.get(where.split("/", 1)[1]) for hint, where in FIRED_BY.items()
+             if where.split("/", 1)[0] == source.stem}
+    assert {hint: got for hint, got in wrong.items() if got != hint} == {}, any_runtime
+
+
+def test_every_stub_gets_the_not_attempted_hint(any_runtime: KernelRuntime, source: Path
+                                                ) -> None:
+    """On each runtime, does every untouched stub fail with the not-attempted hint?"""
+    report = harness_report(source, any_runtime.python)
+    assert {q: e.get("stub_hint") for q, e in report["questions"].items()
+            if e.get("stub_hint") != "not-attempted"} == {}, any_runtime
+
+
+def repeated_lines(shown: str) -> list[str]:
+    """What a failure as a notebook shows it (``shown``: printed lines, then the error display)
+    says more than once: a line that appears twice (blank lines aside), or the error that
+    ``feedback`` printed after "not yet." appearing again, inside another line too."""
+    lines = [line.strip() for line in shown.splitlines() if line.strip()]
+    said = [line.split(": not yet. ", 1)[1] for line in lines if ": not yet. " in line]
+    return sorted({line for line in lines if lines.count(line) > 1}
+                  | {error for error in said if error and shown.count(error) > 1})
+
+
+def test_repeated_lines_finds_a_message_printed_twice() -> None:
+    """Does ``repeated_lines`` find a message shown by feedback and again by the error display,
+    and nothing in a failure shown once?"""
+    once = ("Question 1: not yet. AssertionError: f(x) differs\nHint: use jnp.where\n"
+            f"In your code:\n  Cell In[3], line 2, in f\n    return x\n{tracebacks.RAISED_HERE}")
+    assert repeated_lines(once) == []
+    twice = once + "\nAssertionError: f(x) differs\nHint: use jnp.where"
+    assert repeated_lines(twice) == ["AssertionError: f(x) differs", "Hint: use jnp.where"]
+
+
+def test_no_failure_shows_a_line_twice(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, does every wrong answer's failure, as a notebook shows it, show no line
+    twice (the message printed by the test block is not repeated by the error display), close
+    with "raised here" only when it shows the learner's code (and with the plain pointer to
+    %tb otherwise), and never say that only the learner's code is shown?"""
+    report = harness_report(source, any_runtime.python)
+    problems = {}
+    for q, entry in report["questions"].items():
+        for case, shown in entry.get("shown", {}).items():
+            if not shown:
+                continue
+            last = shown.strip().splitlines()[-1]
+            closing = tracebacks.RAISED_HERE if "In your code:" in shown else tracebacks.NO_FRAMES
+            twice = repeated_lines(shown)
+            if twice or last != closing or "Only your own code" in shown:
+                problems[f"{q}/{case}"] = {"twice": twice, "last line": last}
+    assert problems == {}, any_runtime

@@ -194,3 +194,13 @@ def test_full_tracebacks_can_be_asked_for(shell, monkeypatch) -> None:
     tracebacks.short_tracebacks()
     assert ip.custom_exceptions == ()
     assert not tracebacks.ensure_short_tracebacks()
+
+
+def test_a_comprehension_s_line_is_shown_once(shell) -> None:
+    """When the learner's error is raised inside a list comprehension (its own frame before
+    Python 3.12, on the same line as its function's), is that line shown once?"""
+    ip, shown = shell
+    ip.run_cell("def double(x):\n    return [v / 0 for v in [1, 2]]\n")
+    printed, display = _run_shown(ip, shown, _TEST)
+    assert display.count("return [v / 0 for v in [1, 2]]") == 1
+    assert display.splitlines()[-1] == tracebacks.RAISED_HERE
