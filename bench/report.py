@@ -373,7 +373,8 @@ SECTIONS = (
      "sandbox, decides the checks outside the kernel and writes feedback pages; (c) the same "
      "with `--jobs` set to the CPU count. Beside them, the notebooks (b) executed (rebuilt, "
      "tests and all) are executed again with nbclient alone, one fresh kernel each, cold: "
-     "what grading costs over merely running the work."),
+     "what grading costs over merely running the work. (c) runs again on each built runtime "
+     "`grade --runtime` grades on (Colab's JAX, the newest), beside the same (a)."),
     ("A week of a 1,000-learner term", "term_at_scale", _term,
      "One assignment's weekly cycle for a class of 1,000 (`bench/term.py`), every stage as "
      "the instructor's commands run it, except grading: grading 1,000 notebooks takes hours "
@@ -384,7 +385,8 @@ SECTIONS = (
      "GitHub's REST API on the same machine, so no network time is in these figures."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
-     "one (false pass). Target: 0 of 100 for each."),
+     "one (false pass), on each runtime `grade --runtime` grades on (its own JAX). Target: 0 "
+     "of 100 for each."),
     ("Book build", "book_build", _build, ""),
     ("The course's own speedups", "course_speedups", _speedups,
      "Every timing chart the chapters draw, at their default sizes, as the chapters "
