@@ -259,9 +259,9 @@ def _check(case: str, results: dict[str, dict]) -> None:
             assert (q["status"], q["score"]) == ("passed", q["max_score"]), q
     else:
         assert r["score"] == score, r["questions"]
-        if case in corpus.ANSWERS or case in corpus.SANDBOXED:
+        if case in corpus.ANSWERS:  # question 1's status, as the corpus asserts it there
             q1 = _q(r, "q1_double")
-            want = {**corpus.ANSWERS, **corpus.SANDBOXED}[case][2]
+            want = corpus.ANSWERS[case][2]
             assert q1["status"] == want and (want == "passed" or q1["message"]), q1
         if case in leaks.HIDDEN_PROBES:
             assert leaks.HIDDEN_PROBES[case][1] in _q(r, "q1_double")["message"]
