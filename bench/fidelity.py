@@ -11,14 +11,28 @@ other jobs' kernels, the grader). The test cell runs once per answer, recording 
 functions, inputs, threshold, rounds, and second measurement after a near miss). For the
 slow answer the non-timing checks (jitted? retraced? vectorised?) are switched off, so a pass
 means the timing check itself was fooled.
+
+Each runtime ``grade --runtime`` grades on is measured apart
+(:mod:`autograder.grader.runtime_choice`: Colab's JAX, the newest, the grader's own), since a
+timing test's margin is that JAX's: the grader's own runtime in this process (pinned: in a
+fresh one); a built runtime in its own Python, through the command that enters its system
+root (as its trusted runs are made), one fresh process per condition (:func:`in_runtime`),
+with this very checkout's ``bench`` and ``autograder`` on its path. The grader's runtime gets
+every condition; a built one, by default, the idle one alone (:data:`ELSEWHERE`: the three
+conditions take about 11 minutes a runtime, the idle one about 3).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import multiprocessing
+import os
 import re
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +52,9 @@ CASES = {
 }
 _RATIO = re.compile(r"ran ([0-9.]+)x faster")
 _NON_TIMING = ("check_jitted", "check_no_retrace", "check_vectorised", "cache_size")
+CONDITIONS = ("idle", "busy", "pinned")
+ELSEWHERE = ("idle",)  # the conditions a built runtime gets by default
+_MEASURED = "fidelity: one answer measured"  # a worker's progress line
 
 
 def _burn() -> None:  # keeps one core busy until terminated
@@ -199,63 +216,165 @@ def pinned_share() -> list[int] | None:
     return job_cpus(0, max(2, len(os.sched_getaffinity(0))))
 
 
-def run(runs: int = 100, busy_cores: int | None = None,
-        cases: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
-    """Each timing question (default: all): idle, busy, then pinned (where this machine can
-    pin); results by condition, question."""
-    import concurrent.futures
-    import os
+def _conditions(wanted: tuple[str, ...], share: list[int] | None) -> list[str]:
+    """``wanted`` in the order of :data:`CONDITIONS`, pinned left out where nothing can pin."""
+    return [c for c in CONDITIONS if c in wanted and (c != "pinned" or share)]
 
+
+def _here(condition: str, cases: dict[tuple[str, str], str], prepared: dict[str, Any],
+          runs: int, share: list[int] | None, advance: Any) -> dict[str, Any]:
+    """One condition on the grader's own runtime: in this process, or pinned in a fresh one."""
+    import concurrent.futures
+
+    if condition != "pinned":
+        return {name: measure(p, runs, advance) for name, p in prepared.items()}
+    context = multiprocessing.get_context("spawn")  # a fresh process, JAX started on its share
+    per_question = {}
+    with concurrent.futures.ProcessPoolExecutor(
+            1, mp_context=context, initializer=_pin, initargs=(share,)) as pool:
+        for (chapter, answer_id), slow in cases.items():
+            per_question[f"{chapter}/{answer_id}"] = pool.submit(
+                _measure_case, chapter, answer_id, slow, runs).result()
+            advance(2)
+    return per_question
+
+
+def in_runtime(runtime: Any, cases: dict[tuple[str, str], str], runs: int,
+               pin: list[int] | None = None, advance: Any = None) -> dict[str, Any]:
+    """:func:`prepare` and :func:`measure` every case in a fresh process of ``runtime``'s own
+    Python (a :class:`~autograder.grader.runtime_choice.Runtime`; a built one's command enters
+    its system root), confined to the CPUs ``pin`` before JAX starts when given.
+
+    Returns ``{"questions": {question: measured}, "jax": ..., "python": ...}`` as that process
+    saw them. ``advance`` is called once per answer measured.
+
+    Raises:
+        RuntimeError: the process failed (the message ends with what it printed on stderr).
+    """
+    with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
+        out, log = Path(tmp) / "measured.json", Path(tmp) / "stderr.txt"
+        listed = json.dumps([[chapter, answer_id, slow]
+                             for (chapter, answer_id), slow in cases.items()])
+        command = [runtime.python, "-m", "bench.fidelity", listed, str(runs), str(out),
+                   *([",".join(map(str, pin))] if pin else [])]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's bench and autograder
+        with open(log, "w") as err, subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT,
+                env=env) as proc:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.strip() == _MEASURED and advance:
+                    advance()
+        if proc.returncode != 0 or not out.exists():
+            raise RuntimeError(f"the fidelity run on the {runtime.name} runtime failed "
+                               f"(exit {proc.returncode}):\n{log.read_text()[-3000:]}")
+        return json.loads(out.read_text())
+
+
+def _worker(argv: list[str]) -> int:
+    """``python -m bench.fidelity CASES RUNS OUT [CPUS]``: :func:`in_runtime`'s side, in the
+    runtime's Python: pin to ``CPUS`` (comma-separated) before JAX starts, measure every case
+    of ``CASES`` (JSON ``[[chapter, answer id, slow case], ...]``) ``RUNS`` times, write the
+    results to ``OUT``."""
+    import platform
+
+    listed, runs, out, *pin = argv
+    if pin:
+        _pin([int(cpu) for cpu in pin[0].split(",")])
+    import jax
+
+    def measured() -> None:
+        print(_MEASURED, flush=True)
+
+    questions = {f"{chapter}/{answer_id}": measure(prepare(chapter, answer_id, slow),
+                                                    int(runs), measured)
+                 for chapter, answer_id, slow in json.loads(listed)}
+    Path(out).write_text(json.dumps({"questions": questions, "jax": jax.__version__,
+                                     "python": platform.python_version()}))
+    return 0
+
+
+def run(runs: int = 100, busy_cores: int | None = None,
+        cases: dict[tuple[str, str], str] | None = None, runtimes: list[str] | None = None,
+        elsewhere: tuple[str, ...] = ELSEWHERE) -> dict[str, Any]:
+    """Each timing question (default: all) on each runtime (default: every one installed,
+    :func:`autograder.grader.runtime_choice.installed`): on the grader's own every condition
+    (idle, busy, then pinned where this machine can pin), on a built one those of
+    ``elsewhere``; results by runtime, condition, question.
+
+    Raises:
+        RuntimeMissing: a runtime named is not installed (the message says how to add it).
+    """
     from autograder.grader.progress import Progress
+    from autograder.grader.runtime_choice import TOOLS, installed, resolve
     from autograder.kernel.timing import required_speedup
 
     cases = cases or CASES
     cores = busy_cores or os.cpu_count() or 2
     share = pinned_share()
-    conditions = ["idle", "busy"] + (["pinned"] if share else [])
+    found = installed()
+    chosen = [resolve(name, found) for name in (runtimes or list(found))]
+    plan = {rt.name: _conditions(CONDITIONS if rt.name == TOOLS else elsewhere, share)
+            for rt in chosen}
     results: dict[str, Any] = {
         "runs": runs, "busy_cores": cores, "required": required_speedup(),
         "method": "each run repeats the question's check_speedup calls as its test cell makes "
                   "them (functions, inputs, threshold, rounds, second measurement after a "
                   "near miss)",
-        "pinned_cpus": share,
-        "conditions": {}}
-    prepared = {f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
-                for (chapter, answer_id), slow in cases.items()}
-    bar = Progress(2 * len(conditions) * len(cases),
-                   f"x {runs} timing-test runs ({', then '.join(conditions)})")
-    for condition in conditions:
-        start = time.perf_counter()
-        with busy(cores) if condition != "idle" else contextlib.nullcontext():
-            if condition == "pinned":  # a fresh process, JAX started on its share only
-                context = multiprocessing.get_context("spawn")
-                with concurrent.futures.ProcessPoolExecutor(
-                        1, mp_context=context, initializer=_pin, initargs=(share,)) as pool:
-                    per_question = {}
-                    for (chapter, answer_id), slow in cases.items():
-                        per_question[f"{chapter}/{answer_id}"] = pool.submit(
-                            _measure_case, chapter, answer_id, slow, runs).result()
-                        bar.advance(2)
-            else:
-                per_question = {name: measure(p, runs, bar.advance)
-                                for name, p in prepared.items()}
-        results["conditions"][condition] = {"seconds": round(time.perf_counter() - start, 1),
-                                            "questions": per_question}
+        "pinned_cpus": share, "runtimes": {}}
+    here = [c for c in plan.get(TOOLS, []) if c != "pinned"]
+    prepared = ({f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
+                 for (chapter, answer_id), slow in cases.items()} if here else {})
+    steps = sum(2 * len(conditions) * len(cases) for conditions in plan.values())
+    bar = Progress(steps, f"x {runs} timing-test runs ("
+                   + "; ".join(f"{name}: {', '.join(c)}" for name, c in plan.items()) + ")")
+    for rt in chosen:
+        measured: dict[str, Any] = {**rt.describe(), "conditions": {}}
+        for condition in plan[rt.name]:
+            start = time.perf_counter()
+            with busy(cores) if condition != "idle" else contextlib.nullcontext():
+                if rt.name == TOOLS:
+                    per_question = _here(condition, cases, prepared, runs, share, bar.advance)
+                else:
+                    got = in_runtime(rt, cases, runs, share if condition == "pinned" else None,
+                                     bar.advance)
+                    per_question = got["questions"]
+                    measured.update(jax=got["jax"], python=got["python"])
+            measured["conditions"][condition] = {
+                "seconds": round(time.perf_counter() - start, 1), "questions": per_question}
+        results["runtimes"][rt.name] = measured
     bar.done()
     return results
 
 
+def runtimes_of(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Runtime name -> its measurements (``name``, ``jax``, ``python``, ``title``,
+    ``conditions``); a result from before runtimes were measured apart is the grader's own
+    runtime's alone."""
+    if "runtimes" in results:
+        return results["runtimes"]
+    from autograder.grader.runtime_choice import TOOLS, title
+
+    env = results["environment"]
+    jax = env["packages"]["jax"]
+    return {TOOLS: {"name": TOOLS, "jax": jax, "python": env["python"],
+                    "title": title(TOOLS, jax), "conditions": results["conditions"]}}
+
+
 def plot(results: dict[str, Any], path: Path) -> None:
-    """Measured speedups of reference and slow answers against the required threshold."""
+    """Measured speedups of reference and slow answers against the required threshold, one
+    panel per runtime and condition."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    conditions = results["conditions"]
-    names = list(next(iter(conditions.values()))["questions"])
-    fig, axes = plt.subplots(1, len(conditions), figsize=(11, 4), sharey=True)
-    for ax, (condition, data) in zip(axes, conditions.items(), strict=True):
+    panels = [(rt, condition, data) for rt in runtimes_of(results).values()
+              for condition, data in rt["conditions"].items()]
+    names = list(panels[0][2]["questions"])
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(11, 3.4 * len(panels)), 4),
+                             sharey=True, squeeze=False)
+    for ax, (rt, condition, data) in zip(axes[0], panels, strict=True):
         for i, name in enumerate(names):
             q = data["questions"][name]
             for offset, label, color in ((-0.15, "reference", "tab:blue"),
@@ -267,10 +386,15 @@ def plot(results: dict[str, Any], path: Path) -> None:
                    label=f"required {results['required']}x")
         ax.set_yscale("log")
         ax.set_xticks(range(len(names)), [n.split("/")[0] for n in names])
-        ax.set_title(f"{condition} machine")
-        ax.set_ylabel("measured speedup over the reference (log)")
-    axes[0].legend(loc="upper left", fontsize=8)
+        ax.set_title(f"{condition} machine" if len(panels) <= 3 and rt["name"] == "tools"
+                     else f"JAX {rt['jax']}, {condition}", fontsize=10)
+    axes[0][0].set_ylabel("measured speedup over the reference (log)")
+    axes[0][0].legend(loc="upper left", fontsize=8)
     fig.suptitle(f"Timing tests: {results['runs']} runs per answer and condition")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))

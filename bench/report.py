@@ -152,6 +152,33 @@ def _why_c_short(a: dict[str, Any], c: dict[str, Any], target: float, cores: int
             f"(c)'s {cores} x {c['seconds']:g}.")
 
 
+def _per_runtime(d: dict[str, Any]) -> list[str]:
+    """(c) on each runtime graded, a table each beside the same (a), with the bar checked on
+    each (nothing for results from before runtimes were measured apart)."""
+    runtimes = d.get("runtimes")
+    if not runtimes:
+        return []
+    a = d["ways"]["a_plain_nbgrader"]
+    target = d["targets"]["c_speedup_over_a_at_least"]
+    out = ["(c) on each runtime `grade --runtime` grades on, against the same (a) (plain "
+           "nbgrader runs on the grader's own runtime), each runtime's trusted runs made "
+           "first and timed apart:", ""]
+    for rt in runtimes.values():
+        c = rt["way"]
+        met = rt["c_speedup_over_a"] >= target
+        out += [f"On {rt['title']}, Python {rt['python']} (trusted runs "
+                f"{rt['trusted_seconds']:g} s):", "",
+                "| how | seconds | submissions per minute | CPU seconds | cores busy |",
+                "|---|---:|---:|---:|---:|",
+                *(f"| {_command(w['how'])} | {w['seconds']:g} | {w['throughput_per_minute']:g} "
+                  f"| {w['cpu_seconds']:g} | {w['cores_busy']:g} |" for w in (a, c)), "",
+                f"- (c) is {rt['c_speedup_over_a']:g} times as fast as (a); target at least "
+                f"{target:g}: **{'met' if met else 'not met'}**. Scores: "
+                + ("the same as (a)'s for every submission." if rt["scores_agree"] else
+                   "DIFFERENT from (a)'s for " + ", ".join(rt["scores_differ"]) + "."), ""]
+    return out
+
+
 def _throughput(d: dict[str, Any]) -> list[str]:
     ways = d["ways"]
     lines = ["| how | seconds | submissions per minute | CPU seconds | cores busy |",
@@ -215,32 +242,48 @@ def _throughput(d: dict[str, Any]) -> list[str]:
             *_pinning(d),
             f"- The {'four' if 'c_grade_jobs_n_unpinned' in ways else 'three'} ways gave "
             f"{'the same' if d['scores_agree'] else 'DIFFERENT'} scores for every submission.",
-            "", *_stages(d), *_image("grading_throughput"),
+            "", *_per_runtime(d), *_stages(d), *_image("grading_throughput"),
             f"Measured on {_machine(d['environment'])}.", ""]
 
 
-def _fidelity(d: dict[str, Any]) -> list[str]:
+def _fidelity_table(rt: dict[str, Any], runs: int) -> list[str]:
+    """One runtime's table: false fails and passes per question and condition."""
     lines = ["| question | condition | false fails | false passes | reference speedup "
              "(min / median) | slow answer (max) |", "|---|---|---:|---:|---:|---:|"]
-    for condition, c in d["conditions"].items():
+    for condition, c in rt["conditions"].items():
         for name, q in c["questions"].items():
             ref = sorted(q["reference"]["speedups"])
             slow = q["slow"]["speedups"]
-            lines.append(f"| {name} | {condition} | {q['false_fail']} / {d['runs']} | "
-                         f"{q['false_pass']} / {d['runs']} | {ref[0]:.1f}x / "
+            lines.append(f"| {name} | {condition} | {q['false_fail']} / {runs} | "
+                         f"{q['false_pass']} / {runs} | {ref[0]:.1f}x / "
                          f"{ref[len(ref) // 2]:.1f}x | {max(slow):.2f}x |")
+    return lines
+
+
+def _fidelity(d: dict[str, Any]) -> list[str]:
+    from bench.fidelity import runtimes_of
+
+    runtimes = runtimes_of(d)
     pinned = d.get("pinned_cpus")
     where = (f"on an idle machine, with {d['busy_cores']} processes spinning on the CPUs, and "
              f"pinned: in a fresh process confined to CPU(s) {', '.join(map(str, pinned))} "
              "(the share `grade --jobs N` gives one job's kernels, JAX started there so XLA "
              "sizes its threads to it) with the same processes spinning"
-             if pinned and "pinned" in d["conditions"] else
+             if pinned and any("pinned" in rt["conditions"] for rt in runtimes.values()) else
              f"on an idle machine and with {d['busy_cores']} processes spinning on the CPUs")
-    return [f"Each timing test ran {d['runs']} times with the reference answer and "
-            f"{d['runs']} times with a correct but slow answer (not jitted, or a Python loop), "
-            f"{where}. "
-            f"The tests require {d['required']:g}x. Method: {d['method']}.", "", *lines, "",
-            *_image("timing_fidelity"), f"Measured on {_machine(d['environment'])}.", ""]
+    only_tools = list(runtimes) == ["tools"]
+    if not only_tools:
+        where += (" (on each runtime the conditions its table shows: a built runtime's run in "
+                  "its own Python, in a fresh process per condition)")
+    out = [f"Each timing test ran {d['runs']} times with the reference answer and "
+           f"{d['runs']} times with a correct but slow answer (not jitted, or a Python loop), "
+           f"{where}. "
+           f"The tests require {d['required']:g}x. Method: {d['method']}.", ""]
+    for rt in runtimes.values():
+        if not only_tools:
+            out += [f"On {rt['title']}, Python {rt['python']}:", ""]
+        out += [*_fidelity_table(rt, d["runs"]), ""]
+    return [*out, *_image("timing_fidelity"), f"Measured on {_machine(d['environment'])}.", ""]
 
 
 def _build(d: dict[str, Any]) -> list[str]:
@@ -330,7 +373,8 @@ SECTIONS = (
      "sandbox, decides the checks outside the kernel and writes feedback pages; (c) the same "
      "with `--jobs` set to the CPU count. Beside them, the notebooks (b) executed (rebuilt, "
      "tests and all) are executed again with nbclient alone, one fresh kernel each, cold: "
-     "what grading costs over merely running the work."),
+     "what grading costs over merely running the work. (c) runs again on each built runtime "
+     "`grade --runtime` grades on (Colab's JAX, the newest), beside the same (a)."),
     ("A week of a 1,000-learner term", "term_at_scale", _term,
      "One assignment's weekly cycle for a class of 1,000 (`bench/term.py`), every stage as "
      "the instructor's commands run it, except grading: grading 1,000 notebooks takes hours "
@@ -341,7 +385,8 @@ SECTIONS = (
      "GitHub's REST API on the same machine, so no network time is in these figures."),
     ("Timing-test fidelity", "timing_fidelity", _fidelity,
      "How often the exercises' timing tests fail a correct answer (false fail) or pass a slow "
-     "one (false pass). Target: 0 of 100 for each."),
+     "one (false pass), on each runtime `grade --runtime` grades on (its own JAX). Target: 0 "
+     "of 100 for each."),
     ("Book build", "book_build", _build, ""),
     ("The course's own speedups", "course_speedups", _speedups,
      "Every timing chart the chapters draw, at their default sizes, as the chapters "

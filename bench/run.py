@@ -3,12 +3,18 @@
     python -m bench.run                   # everything, full sizes
     python -m bench.run --only fidelity   # one benchmark (or several, comma-separated)
     python -m bench.run --tiny --out DIR  # a quick check that they run (make test uses it)
+    python -m bench.run --runtimes tools  # fidelity and throughput on the grader's runtime only
 
 Benchmarks: throughput (grading), fidelity (timing tests), build (the book), speedups (the
 chapters' timing charts, and a large matrix product), term (a week of a 1,000-learner term:
 fetch, shards, merge, gradebook, reports, LMS files, feedback return). When build and
 speedups run together, the charts are those the clean book build drew; ``--only speedups``
 executes the chapters.
+
+Fidelity and throughput are measured on each runtime ``grade --runtime`` grades on
+(``--runtimes``, default every one installed: :mod:`autograder.grader.runtime_choice`): the
+timing tests replayed in that runtime's JAX (idle; the grader's own also busy and pinned), and
+``grade --jobs N --runtime NAME`` beside plain nbgrader, which runs on the grader's own.
 """
 
 from __future__ import annotations
@@ -24,10 +30,10 @@ from bench import build, common, fidelity, report, speedups, term, throughput
 NAMES = ("throughput", "fidelity", "build", "speedups", "term")
 
 
-def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
+def _throughput(tiny: bool, out: Path, _timings: Path, runtimes: list[str]) -> None:
     data = (throughput.run(size=2, chapters=["02_pure_functions"], unpinned=False,
-                           machine=(0.3, 1)) if tiny
-            else throughput.run())
+                           machine=(0.3, 1), runtimes=runtimes) if tiny
+            else throughput.run(runtimes=runtimes))
     throughput.plot(data, out / "grading_throughput.png")
     t = data["targets"]
     print(f"  (b)/(a) time {data['throughput_b_over_a_time']} (target <= "
@@ -39,21 +45,26 @@ def _throughput(tiny: bool, out: Path, _timings: Path) -> None:
         ratio = data["pinned_over_unpinned"]
         print(f"  (c) pinned over --no-pin-cpus: time {ratio['seconds']}, CPU seconds "
               f"{ratio['cpu_seconds']}")
+    for name, rt in data["runtimes"].items():
+        print(f"  (c) on {name} (JAX {rt['jax']}): {rt['c_speedup_over_a']}x (a), scores agree "
+              f"with (a): {rt['scores_agree']}")
 
 
-def _fidelity(tiny: bool, out: Path, _timings: Path) -> None:
+def _fidelity(tiny: bool, out: Path, _timings: Path, runtimes: list[str]) -> None:
     cases = dict(list(fidelity.CASES.items())[:1]) if tiny else None
-    data = fidelity.run(runs=2 if tiny else 100, cases=cases)
+    data = fidelity.run(runs=2 if tiny else 100, cases=cases, runtimes=runtimes)
     path = common.save("timing_fidelity", data, out)
     fidelity.plot(data, out / "timing_fidelity.png")
-    for condition, c in data["conditions"].items():
-        for name, q in c["questions"].items():
-            print(f"  {condition:5s} {name}: false_fail {q['false_fail']}/{data['runs']}, "
-                  f"false_pass {q['false_pass']}/{data['runs']}")
+    for rt in data["runtimes"].values():
+        for condition, c in rt["conditions"].items():
+            for name, q in c["questions"].items():
+                print(f"  {rt['name']:6s} {condition:6s} {name}: false_fail "
+                      f"{q['false_fail']}/{data['runs']}, false_pass "
+                      f"{q['false_pass']}/{data['runs']}")
     print(f"  -> {path}")
 
 
-def _build(tiny: bool, out: Path, timings: Path) -> None:
+def _build(tiny: bool, out: Path, timings: Path, _runtimes: list[str]) -> None:
     if tiny:
         print("  (skipped at tiny size: it is the book build make test already runs)")
         return
@@ -63,7 +74,7 @@ def _build(tiny: bool, out: Path, timings: Path) -> None:
           f" -> {common.save('book_build', data, out)}")
 
 
-def _speedups(tiny: bool, out: Path, timings: Path) -> None:
+def _speedups(tiny: bool, out: Path, timings: Path, _runtimes: list[str]) -> None:
     if tiny:
         data = speedups.run(chapters=["01_arrays"])
     else:  # the clean book build of this run recorded every chart; else run the chapters
@@ -75,12 +86,32 @@ def _speedups(tiny: bool, out: Path, timings: Path) -> None:
           f"{common.save('course_speedups', data, out)}")
 
 
-def _term(tiny: bool, out: Path, _timings: Path) -> None:
+def _term(tiny: bool, out: Path, _timings: Path, _runtimes: list[str]) -> None:
     data = term.run(learners=6, shards=2, jobs=2, page_kb=1) if tiny else term.run()
     term.plot(data, out / "term_at_scale.png")
     stages = ", ".join(f"{name} {sec:g}" for name, sec in data["seconds"].items())
     print(f"  {data['learners']} learners, seconds per stage: {stages} -> "
           f"{common.save('term_at_scale', data, out)}")
+
+
+def _runtimes(asked: str | None) -> list[str] | None:
+    """The runtimes ``--runtimes`` names (every one installed when not given), each checked to
+    be installed; None, after saying why on stderr, when one is unknown or missing."""
+    from autograder.grader.runtime_choice import NAMES, how_to_add, installed
+
+    found = installed()
+    if asked is None:
+        return list(found)
+    chosen = [name.strip() for name in asked.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in NAMES]
+    if unknown or not chosen:
+        print(f"unknown runtime(s): {', '.join(unknown) or '(none given)'}; known: "
+              f"{', '.join(NAMES)}", file=sys.stderr)
+        return None
+    missing = [name for name in chosen if name not in found]
+    for name in missing:
+        print(f"--runtimes: {how_to_add(name)}", file=sys.stderr)
+    return None if missing else chosen
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,12 +121,19 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated, from: {', '.join(NAMES)} (default: all)")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes, to check they run")
     parser.add_argument("--out", type=Path, default=common.RESULTS)
+    parser.add_argument("--runtimes", default=None,
+                        help="comma-separated runtimes for fidelity and throughput, from: "
+                             "colab, newest, tools (default: every one installed; throughput "
+                             "always measures plain nbgrader and grade on tools)")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = set(chosen) - set(NAMES)
     if unknown:
         print(f"unknown benchmark(s): {', '.join(sorted(unknown))}; "
               f"known: {', '.join(NAMES)}", file=sys.stderr)
+        return 2
+    runtimes = _runtimes(args.runtimes)
+    if runtimes is None:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     runners = {"throughput": _throughput, "fidelity": _fidelity, "build": _build,
@@ -108,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             if name in chosen:
                 print(f"{name} ...", flush=True)
                 began = time.perf_counter()
-                runners[name](args.tiny, args.out, timings)
+                runners[name](args.tiny, args.out, timings, runtimes)
                 seconds[name] = round(time.perf_counter() - began, 1)
                 print(f"  {name}: {seconds[name]:.0f} s", flush=True)
     total = time.perf_counter() - start

@@ -20,7 +20,14 @@ keeps beside them (its ``generate_assignment`` of every assignment), while (a) g
 course within its time, as nbgrader's documented commands do (how long that took is kept
 too). The default batch, 36, is each chapter with each kind of answer once.
 
-Scores of (a), (b) and (c) are compared: the benchmark also checks they agree. Beside them,
+Then (c) runs again on each built runtime ``grade --runtime`` grades on (Colab's JAX, the
+newest: ``runtimes``, default every one installed), after that runtime's own trusted runs
+(timed apart, as above), and is compared with the same (a), which stays on the grader's own
+runtime (nbgrader's kernel is this Python's): the bar, (c) at least 2.5 times as fast as (a),
+holds on each runtime graded, or the page says where it does not.
+
+Scores of (a), (b) and (c) are compared: the benchmark also checks they agree (on each runtime,
+(c)'s against (a)'s). Beside them,
 ``bare`` executes the very notebooks (b) ran (rebuilt, with their tests) with nbclient alone,
 one fresh kernel each, in turn: ``overhead_over_bare`` is (b)'s time over that. (b)'s
 results give each submission's time per step (``Result.stages``), (b)'s and (c)'s the CPU
@@ -163,19 +170,22 @@ def plain_nbgrader(batch: list[tuple], folder: Path, course: Path,
         return {f"{s}/{c}": float(gb.find_submission(c, s).score) for s, c, _ in batch}
 
 
-def trusted_runs(chapters: list[str], cache: Path, jobs: int) -> dict[str, dict]:
+def trusted_runs(chapters: list[str], cache: Path, jobs: int, runtime: Any = None
+                 ) -> dict[str, dict]:
     """The trusted run of each chapter's source, ``jobs`` at a time, kept in ``cache`` (as
-    ``grade --reference-cache`` keeps them, with the compiled programs kernels share);
-    returns chapter -> its records."""
+    ``grade --reference-cache`` keeps them, with the compiled programs kernels share), on
+    ``runtime`` (a :class:`~autograder.grader.runtime_choice.Runtime`; default the grader's
+    own); returns chapter -> its records."""
     import concurrent.futures
 
     from autograder.grader.progress import Progress
     from autograder.grader.reference_run import trusted_records
 
-    bar = Progress(len(chapters), "trusted runs of the reference answers")
+    on = f" on {runtime.name}" if runtime is not None else ""
+    bar = Progress(len(chapters), f"trusted runs of the reference answers{on}")
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:  # each run is its own process
-        futures = {c: pool.submit(trusted_records, ROOT / "solutions" / f"{c}.ipynb", cache)
-                   for c in chapters}
+        futures = {c: pool.submit(trusted_records, ROOT / "solutions" / f"{c}.ipynb", cache,
+                                  runtime=runtime) for c in chapters}
         for _ in concurrent.futures.as_completed(futures.values()):
             bar.advance()
     bar.done()
@@ -286,7 +296,8 @@ def _timed(fn: Any, *args: Any) -> tuple[float, float, Any]:
 
 
 def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = None,
-        unpinned: bool = True, machine: tuple[float, int] = (2.0, 5)) -> dict[str, Any]:
+        unpinned: bool = True, machine: tuple[float, int] = (2.0, 5),
+        runtimes: list[str] | None = None) -> dict[str, Any]:
     """Grade one batch of ``size`` submissions three ways; submissions per minute for each.
 
     The trusted runs of the reference answers go first, once (timed on their own): every way
@@ -294,9 +305,17 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
     With ``unpinned``, (c) runs a second time with ``--no-pin-cpus`` (every kernel on every
     CPU): what giving each job's kernels their share of the CPUs changes.
     ``machine``: how long each copy of the machine's two-at-once workloads runs, and how many
-    times (:mod:`bench.machine`).
+    times (:mod:`bench.machine`). ``runtimes``: the built runtimes (c) also runs on, after
+    their own trusted runs (default every one installed; the grader's own always runs).
+
+    Raises:
+        RuntimeMissing: a runtime named is not installed (the message says how to add it).
     """
+    from autograder.grader.runtime_choice import TOOLS, installed, resolve
+
     jobs = jobs or max(2, os.cpu_count() or 2)
+    found = installed()
+    others = [resolve(name, found) for name in (runtimes or list(found)) if name != TOOLS]
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         tmp_path = Path(tmp)
         batch = make_batch(tmp_path / "batch", size, chapters)
@@ -333,6 +352,8 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
                          "cpu_seconds": round(cpu, 1), "cores_busy": round(cpu / seconds, 2)}
             print(f"  {label}: {seconds:.0f} s, {60 * size / seconds:.2f} submissions/min, "
                   f"{cpu / seconds:.2f} cores busy on average", flush=True)
+        elsewhere = {rt.name: _on_runtime(rt, tmp_path, jobs, chapters, reference)
+                     for rt in others}
         from bench import machine as two_cpus
 
         print("  the machine, two at once:", flush=True)
@@ -368,10 +389,47 @@ def run(size: int = 36, jobs: int | None = None, chapters: list[str] | None = No
         "targets": {"b_over_a_time_at_most": 1.15, "c_speedup_over_a_at_least": 2.5,
                     "overhead_over_bare_at_most": 0.6},
         **_pinning(ways), "c_pinned": _grade_pins_by_default(),
+        "runtimes": {TOOLS: {**found[TOOLS].describe(), "trusted_seconds": round(
+            trusted_seconds, 1), "way": ways["c_grade_jobs_n"], "c_speedup_over_a": round(
+            a / c, 2), "scores_agree": not differ, "scores_differ": differ,
+            "kernel_cpu": kernels["c"]},
+            **{name: _against_a(rt, a, scores["a_plain_nbgrader"], size)
+               for name, rt in elsewhere.items()}},
         "two_at_once": two_at_once,
         "scores_agree": not differ, "scores_differ": differ,
         "total_score": sum(scores["a_plain_nbgrader"].values()),
     }
+
+
+def _on_runtime(runtime: Any, tmp_path: Path, jobs: int, chapters: list[str], reference: Path
+                ) -> dict[str, Any]:
+    """(c) on the built ``runtime``: its trusted runs first (timed apart), then ``grade --jobs
+    N --runtime NAME`` over the batch in ``tmp_path``; what it took and its scores."""
+    trusted, _, _ = _timed(trusted_runs, chapters, reference, jobs, runtime)
+    print(f"  trusted runs on {runtime.name}: {trusted:.0f} s", flush=True)
+    out = tmp_path / f"out{jobs}-{runtime.name}"
+    label = f"python -m autograder grade --jobs {jobs} --runtime {runtime.name} " \
+            "--reference-cache DIR"
+    seconds, cpu, scores = _timed(course_grader, tmp_path / "batch", out, jobs, reference,
+                                  None, "--runtime", runtime.name)
+    print(f"  {label}: {seconds:.0f} s, {cpu / seconds:.2f} cores busy on average", flush=True)
+    return {"describe": runtime.describe(), "trusted_seconds": round(trusted, 1),
+            "seconds": seconds, "cpu": cpu, "how": label, "scores": scores,
+            "kernel_cpu": kernel_cpu(out)}
+
+
+def _against_a(measured: dict[str, Any], a: float, a_scores: dict[str, float], size: int
+               ) -> dict[str, Any]:
+    """What the page says of (c) on one built runtime: its way, its speedup over (a) (``a``
+    seconds), and whether its scores are (a)'s."""
+    seconds, cpu = measured["seconds"], measured["cpu"]
+    differ = sorted(k for k, v in a_scores.items() if measured["scores"].get(k) != v)
+    return {**measured["describe"], "trusted_seconds": measured["trusted_seconds"],
+            "way": {"how": measured["how"], "seconds": round(seconds, 1),
+                    "throughput_per_minute": round(60 * size / seconds, 2),
+                    "cpu_seconds": round(cpu, 1), "cores_busy": round(cpu / seconds, 2)},
+            "c_speedup_over_a": round(a / round(seconds, 1), 2), "scores_agree": not differ,
+            "scores_differ": differ, "kernel_cpu": measured["kernel_cpu"]}
 
 
 def _grade_pins_by_default() -> bool:
@@ -414,22 +472,30 @@ def plot(results: dict[str, Any], path: Path) -> None:
              "bare_execution": "bare execution"}
     labels = [label for key, label in names.items() if key in ways]
     values = [ways[key]["throughput_per_minute"] for key in names if key in ways]
-    a = values[0]
-    stages = results.get("stages_b", {})
-    fig, axes = plt.subplots(2 if stages else 1, 1, figsize=(7, 4.6 if stages else 3),
-                             gridspec_kw={"height_ratios": [3, 1]} if stages else None)
-    ax = axes[0] if stages else axes
     colors = {"a_plain_nbgrader": "tab:gray", "b_grade_jobs_1": "tab:blue",
               "c_grade_jobs_n": "tab:green", "c_grade_jobs_n_unpinned": "tab:cyan",
               "bare_execution": "tab:olive"}
-    bars = ax.barh(labels, values, color=[colors[key] for key in names if key in ways])
+    shades = [colors[key] for key in names if key in ways]
+    built = {name: rt for name, rt in results.get("runtimes", {}).items() if name != "tools"}
+    for i, (name, rt) in enumerate(built.items()):  # (c) on each built runtime
+        labels.append(f"(c) on {name} (JAX {rt['jax']})")
+        values.append(rt["way"]["throughput_per_minute"])
+        shades.append(("tab:purple", "tab:pink", "tab:brown")[i % 3])
+    a = values[0]
+    stages = results.get("stages_b", {})
+    tall = 0.4 * len(built)
+    fig, axes = plt.subplots(2 if stages else 1, 1, figsize=(7, (4.6 if stages else 3) + tall),
+                             gridspec_kw={"height_ratios": [3, 1]} if stages else None)
+    ax = axes[0] if stages else axes
+    bars = ax.barh(labels, values, color=shades)
     for bar, value in zip(bars, values, strict=True):
         ax.annotate(f" {value:.1f}/min ({value / a:.2f}x of (a))",
                     (bar.get_width(), bar.get_y() + bar.get_height() / 2), va="center")
     target_b = a / results["targets"]["b_over_a_time_at_most"]
     target_c = a * results["targets"]["c_speedup_over_a_at_least"]
-    ax.scatter([target_b, target_c], labels[1:3], marker="|", s=400, color="black",
-               label="target (at least)")
+    targets = [labels[1], labels[2], *labels[len(labels) - len(built):]]
+    ax.scatter([target_b] + [target_c] * (len(targets) - 1), targets, marker="|", s=400,
+               color="black", label="target (at least)")
     ax.set_xlim(0, max(values + [target_c]) * 1.5)
     ax.set_xlabel(f"submissions graded per minute ({results['submissions']} in the batch)")
     ax.invert_yaxis()

@@ -235,12 +235,16 @@ class KernelRuntime:
         return f"KernelRuntime({self.name!r})"
 
 
+def asked_runtimes() -> list[str]:
+    """The runtimes ``LEARN_JAX_RUNTIMES`` lists (space- or comma-separated), as listed."""
+    return os.environ.get("LEARN_JAX_RUNTIMES", "").replace(",", " ").split()
+
+
 @functools.cache
 def kernel_runtime(name: str) -> KernelRuntime:
     """Runtime ``name`` when ``LEARN_JAX_RUNTIMES`` lists it (``make test`` sets it); else the
     calling test is skipped."""
-    asked = os.environ.get("LEARN_JAX_RUNTIMES", "").replace(",", " ").split()
-    if name not in asked:
+    if name not in asked_runtimes():
         pytest.skip(f"the {name} runtime is not asked for: set LEARN_JAX_RUNTIMES "
                     "(make test, make test-runtimes and make test-colab do)")
     return KernelRuntime(name)

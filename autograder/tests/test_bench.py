@@ -1,33 +1,64 @@
 """Tests of bench/: the benchmarks run at tiny sizes, write JSON and plots, and feed the page."""
 
 import json
+import platform
 from pathlib import Path
 
+import jax
 import pytest
 
+from autograder.grader import runtime_choice
+from autograder.tests.conftest import RUNTIME_NAMES, asked_runtimes, kernel_runtime
 from bench import report
 from bench.run import main
 from bench.throughput import submission
 
 
-def _tiny(tmp_path_factory, *names: str) -> Path:
-    """The benchmarks ``names`` at their tiny size, into a folder of their own."""
+def _tiny(tmp_path_factory, *names: str, runtimes: str = "tools") -> Path:
+    """The benchmarks ``names`` at their tiny size, into a folder of their own (fidelity and
+    throughput on ``runtimes``)."""
     out = tmp_path_factory.mktemp("bench")
-    assert main(["--tiny", "--only", ",".join(names), "--out", str(out)]) == 0
+    assert main(["--tiny", "--only", ",".join(names), "--out", str(out),
+                 "--runtimes", runtimes]) == 0
     return out
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     """Grading throughput, the course's speedups and the term at their tiny sizes (no timing
-    test runs: 02_pure_functions has none), into one folder."""
+    test runs: 02_pure_functions has none), into one folder, on the grader's runtime alone."""
     return _tiny(tmp_path_factory, "throughput", "speedups", "term")
 
 
 @pytest.fixture(scope="module")
 def tiny_fidelity(tmp_path_factory) -> Path:
-    """The timing-test fidelity run at its tiny size (its tests are marked ``timing``)."""
+    """The timing-test fidelity run at its tiny size on the grader's runtime (its tests are
+    marked ``timing``)."""
     return _tiny(tmp_path_factory, "fidelity")
+
+
+@pytest.fixture(scope="module")
+def built() -> list[str]:
+    """The built runtimes (colab, newest) ``LEARN_JAX_RUNTIMES`` asks for, each installed; the
+    test is skipped when it asks for none."""
+    names = [name for name in RUNTIME_NAMES if name in asked_runtimes()]
+    if not names:
+        pytest.skip("no built runtime is asked for: set LEARN_JAX_RUNTIMES (make test does)")
+    for name in names:
+        kernel_runtime(name)  # fails, saying how to build it, when it is not installed
+    return names
+
+
+@pytest.fixture(scope="module")
+def tiny_throughput_built(tmp_path_factory, built: list[str]) -> Path:
+    """Grading throughput at its tiny size, (c) also on each built runtime asked for."""
+    return _tiny(tmp_path_factory, "throughput", runtimes=",".join(built))
+
+
+@pytest.fixture(scope="module")
+def tiny_fidelity_built(tmp_path_factory, built: list[str]) -> Path:
+    """The timing-test fidelity run at its tiny size on each built runtime asked for."""
+    return _tiny(tmp_path_factory, "fidelity", runtimes=",".join(built))
 
 
 def _saved(folder: Path, name: str) -> dict:
@@ -47,8 +78,11 @@ def test_fidelity_records_false_fails_and_passes(tiny_fidelity: Path) -> None:
     data = _saved(tiny_fidelity, "timing_fidelity")
     share = pinned_share()
     assert data["pinned_cpus"] == share
+    assert list(data["runtimes"]) == ["tools"]  # --runtimes tools: no built runtime ran
+    tools = data["runtimes"]["tools"]
+    assert (tools["jax"], tools["python"]) == (jax.__version__, platform.python_version())
     for condition in ("idle", "busy") + (("pinned",) if share else ()):
-        for q in data["conditions"][condition]["questions"].values():
+        for q in tools["conditions"][condition]["questions"].values():
             assert {"false_fail", "false_pass"} <= set(q)
             assert q["reference"]["runs"] == 2 and q["reference"]["speedups"]
             assert q["reference"]["timing_calls_per_run"] >= 1
@@ -64,6 +98,9 @@ def test_throughput_ways_agree_on_scores(tiny: Path) -> None:
     assert {k: v["slowdown"] > 0 for k, v in data["two_at_once"].items()} == {
         "python": True, "jax": True}  # the machine's two-at-once workloads both ran
     assert all(w["throughput_per_minute"] > 0 for w in data["ways"].values())
+    (tools,) = data["runtimes"].values()  # --runtimes tools: (c) on the grader's own alone
+    assert tools["name"] == "tools" and tools["way"] == data["ways"]["c_grade_jobs_n"]
+    assert tools["c_speedup_over_a"] == data["throughput_c_speedup_over_a"]
 
 
 def test_speedups_collect_every_chart_of_a_chapter(tiny: Path) -> None:
@@ -116,7 +153,7 @@ def test_page_shows_the_fidelity_conditions(tiny_fidelity: Path) -> None:
     data = json.loads((tiny_fidelity / "timing_fidelity.json").read_text())
     page = report.render(tiny_fidelity)
     assert "../bench/results/timing_fidelity.png" in page
-    for condition in data["conditions"]:
+    for condition in data["runtimes"]["tools"]["conditions"]:
         assert f"| {condition} | 0 / 2 |" in page or f"| {condition} | 1 / 2 |" in page \
             or f"| {condition} | 2 / 2 |" in page
     if data["pinned_cpus"]:
@@ -187,3 +224,97 @@ def test_the_floor_of_c_follows_the_machines_two_at_once_slowdown() -> None:
     faster = {k: {**v, "slowdown": 0.9} for k, v in two.items()}  # noise: never below 1
     assert "floor at up to 102 s" in report._c_floor({"two_at_once": faster}, a, b, c, 2)[0]
     assert report._c_floor({}, a, b, c, 2) == []
+
+
+# ------------------------------------------------------------ on each runtime graded (issue 36)
+
+
+@pytest.mark.runtimes
+@pytest.mark.timing
+def test_fidelity_runs_in_each_built_runtimes_own_jax(tiny_fidelity_built: Path,
+                                                      built: list[str]) -> None:
+    """On each built runtime asked for, is the fidelity run made in that runtime's own Python
+    and JAX (the versions its process reported, those the runtime registered), idle, with the
+    reference answer's speedups measured, and does the page give that runtime a table of its
+    own, named as grading names it?"""
+    from bench.fidelity import ELSEWHERE
+
+    data = _saved(tiny_fidelity_built, "timing_fidelity")
+    assert list(data["runtimes"]) == built
+    page = report.render(tiny_fidelity_built)
+    for name in built:
+        runtime = runtime_choice.resolve(name)
+        measured = data["runtimes"][name]
+        assert measured["jax"] == runtime.jax and measured["python"].startswith("3.13.")
+        assert tuple(measured["conditions"]) == ELSEWHERE
+        for q in measured["conditions"]["idle"]["questions"].values():
+            assert q["reference"]["runs"] == 2 and q["reference"]["speedups"], q
+            assert {"false_fail", "false_pass"} <= set(q)
+        assert f"On {runtime_choice.title(name, runtime.jax)}, Python {measured['python']}:" \
+            in page
+
+
+@pytest.mark.runtimes
+def test_throughput_grades_on_each_built_runtime_against_plain_nbgrader(
+        tiny_throughput_built: Path, built: list[str]) -> None:
+    """Does (c) run on each built runtime asked for (``grade --runtime NAME``), after its
+    trusted runs, with its scores the same as plain nbgrader's (a) on the grader's own, and
+    does the page give each runtime a table with (a) and that (c), checking the bar there?"""
+    data = _saved(tiny_throughput_built, "grading_throughput")
+    assert list(data["runtimes"]) == ["tools", *built]
+    page = report.render(tiny_throughput_built)
+    a = data["ways"]["a_plain_nbgrader"]["seconds"]
+    for name in built:
+        runtime = runtime_choice.resolve(name)
+        rt = data["runtimes"][name]
+        assert (rt["jax"], rt["title"]) == (runtime.jax, runtime_choice.title(name, runtime.jax))
+        assert rt["scores_agree"], rt["scores_differ"]
+        assert rt["trusted_seconds"] > 0 and f"--runtime {name}" in rt["way"]["how"]
+        assert rt["c_speedup_over_a"] == round(a / rt["way"]["seconds"], 2)
+        block = page[page.index(f"On {rt['title']}, Python {rt['python']} (trusted runs"):]
+        block = block.split("\n\nOn ", 1)[0]  # this runtime's table, to the next one's
+        assert "| `nbgrader generate_assignment`" in block and f"--runtime {name}" in block
+        assert f"(c) is {rt['c_speedup_over_a']:g} times as fast as (a); target at least " \
+               "2.5: **" in block
+
+
+def test_the_bar_is_checked_on_each_runtime() -> None:
+    """Is (c)'s bar (at least 2.5 times (a)) met or not met runtime by runtime, each beside
+    the same (a), with scores that differ from (a)'s named?"""
+    a = {"how": "nbgrader generate_assignment, then autograde, per assignment",
+         "seconds": 300.0, "throughput_per_minute": 7.2, "cpu_seconds": 310.0, "cores_busy": 1.0}
+
+    def on(name: str, seconds: float, differ: list[str]) -> dict:
+        return {"name": name, "jax": "0.7.2", "python": "3.13.5",
+                "title": runtime_choice.title(name, "0.7.2"), "trusted_seconds": 60.0,
+                "way": {"how": f"python -m autograder grade --jobs 2 --runtime {name}",
+                        "seconds": seconds, "throughput_per_minute": 1.0, "cpu_seconds": 1.0,
+                        "cores_busy": 1.0},
+                "c_speedup_over_a": round(300.0 / seconds, 2), "scores_agree": not differ,
+                "scores_differ": differ}
+
+    lines = report._per_runtime({"ways": {"a_plain_nbgrader": a},
+                                 "targets": {"c_speedup_over_a_at_least": 2.5},
+                                 "runtimes": {"colab": on("colab", 100.0, []),
+                                              "newest": on("newest", 150.0, ["s02/05_jit"])}})
+    text = "\n".join(lines)
+    colab, newest = text.split("On the newest JAX")
+    assert "(c) is 3 times as fast as (a); target at least 2.5: **met**" in colab
+    assert "the same as (a)'s for every submission" in colab
+    assert "(c) is 2 times as fast as (a); target at least 2.5: **not met**" in newest
+    assert "DIFFERENT from (a)'s for s02/05_jit" in newest
+    assert text.count("`nbgrader generate_assignment`") == 2  # (a) in each runtime's table
+    assert report._per_runtime({"ways": {}, "targets": {}}) == []  # results from before
+
+
+def test_runtimes_named_must_be_known_and_installed(tmp_path: Path, monkeypatch,
+                                                    capsys) -> None:
+    """Is ``--runtimes`` naming an unknown runtime, or one not installed, a usage error (exit
+    2) that says which runtimes exist or how to add the missing one, before anything runs?"""
+    assert main(["--only", "fidelity", "--runtimes", "tools,jupiter",
+                 "--out", str(tmp_path)]) == 2
+    assert "unknown runtime(s): jupiter; known: colab, newest, tools" in capsys.readouterr().err
+    monkeypatch.setattr(runtime_choice, "installed", lambda: {"tools": runtime_choice.tools()})
+    assert main(["--only", "fidelity", "--runtimes", "colab", "--out", str(tmp_path)]) == 2
+    assert "make setup-colab" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing measured, nothing written
