@@ -181,6 +181,7 @@ FIRED_BY: dict[str, str] = {
     "string-traced": "05_jit/q2_static_mode__mode_not_static",
     "vmap-scalar-mapped": "07_vmap/q4_per_example_grads__batched_params",
     "contracting-dims": "07_vmap/q1_predict_batch__wrong_axis",
+    "ref-as-array": "02_pure_functions/q6_accumulate__arithmetic_on_refs",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {

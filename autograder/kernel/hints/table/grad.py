@@ -18,7 +18,7 @@ HINTS: list[Hint] = [
          "first make the unsafe branch's input safe, e.g. `safe_x = jnp.where(x > 0, x, 1.0)`, "
          "then `jnp.where(x > 0, jnp.sqrt(safe_x), other)`; or branch with `lax.cond` / "
          "`lax.switch`, which differentiate only the selected branch.",
-         all_of(kind("AssertionError"), says("NaN"), says_re(r"(?i)grad")),
+         all_of(kind("AssertionError"), says("NaN"), says_re(r"(?i)(?<![\w])grad(?![\w])")),
          keys=("double-where", "double where")),
     Hint("grad-non-scalar",
          "`jax.grad` needs a function that returns one number. Reduce the output (e.g. "
