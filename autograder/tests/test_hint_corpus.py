@@ -182,6 +182,9 @@ FIRED_BY: dict[str, str] = {
     "vmap-scalar-mapped": "07_vmap/q4_per_example_grads__batched_params",
     "contracting-dims": "07_vmap/q1_predict_batch__wrong_axis",
     "ref-as-array": "02_pure_functions/q6_accumulate__arithmetic_on_refs",
+    "bare-spec-without-mesh": "08_sharding/q5_fsdp_sgd_step__bare_spec_place",
+    "in-specs-too-long": "08_sharding/q5_fsdp_sgd_step__lr_through_in_specs",
+    "pmap-shared-mapped": "08_sharding/q5_fsdp_sgd_step__pmap_maps_lr",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -190,8 +193,8 @@ FIRED_ELSEWHERE = {
 # Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
-    "escaped-tracer", "abstract-tracer", "incompatible-shapes", "pmap-shared-mapped", "pmap-sizes",
-    "in-specs-too-long", "bare-spec-without-mesh", "shard-map-mesh-context",
+    "escaped-tracer", "abstract-tracer", "incompatible-shapes", "pmap-sizes",
+    "shard-map-mesh-context",
 }
 
 

@@ -120,6 +120,28 @@ def test_pmap_hints_come_before_sharding_hints() -> None:
     assert _matching(elsewhere) == ["scalar-split"]
 
 
+def _too_long_error_on_a_pmap_line() -> BaseException:
+    """JAX 0.10's and 0.12's error for a scalar mapped by a pmap called under jit (a shard_map
+    there), raised from a learner's line that calls pmap."""
+    error = ValueError("shard_map applied to the function '_fun' was given an in_specs entry "
+                       "which is too long to be compatible with the corresponding input value")
+    try:
+        raise error  # the learner's line: jax.pmap(step, axis_name="data")(w, x, y, lr)
+    except ValueError as exc:
+        return exc
+
+
+def test_pmap_under_jit_gets_the_pmap_hint_not_the_in_specs_one() -> None:
+    """Does a scalar mapped by a pmap under jit (shard_map's too-long in_specs error, on a pmap
+    line) get the pmap hint (in_axes), though the same words from a learner's own shard_map
+    mean the in_specs hint?"""
+    exc = _too_long_error_on_a_pmap_line()
+    assert _matching(exc)[:2] == ["pmap-shared-mapped", "in-specs-too-long"]
+    elsewhere = ValueError("shard_map applied to the function 'per_device' was given an "
+                           "in_specs entry which is too long to be compatible")
+    assert _matching(elsewhere) == ["in-specs-too-long"]
+
+
 def test_old_module_name_still_imports_the_package() -> None:
     """Does a notebook saved before the split (``from autograder.hints import feedback``) still
     import the hints, now a package, getting the very same module?"""

@@ -23,7 +23,9 @@ where two can match the same error, the more specific comes first:
   before the general ``if`` hint, before ``concrete-value`` (``TracerBoolConversionError`` is
   a ``ConcretizationTypeError``), before ``abstract-tracer`` (that error's message);
 - :mod:`.pmap` before :mod:`.sharding`: a scalar mapped by ``pmap`` can raise the "rank at
-  least 1" error that ``scalar-split`` matches as well.
+  least 1" error that ``scalar-split`` matches as well, or (under ``jit``, JAX 0.10 and later,
+  where ``pmap`` is a ``shard_map``) the "in_specs entry which is too long" error that
+  ``in-specs-too-long`` matches.
 
 A new hint goes in the group of its concern; one that can match the same error as a hint of
 another group is listed here, with its case in ``autograder/tests/test_hint_table.py``, which

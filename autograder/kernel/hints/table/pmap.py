@@ -28,8 +28,10 @@ _PMAP_SHARED = (
     "`pmap` split a value over the devices that has no device axis: with `in_axes=0` (the "
     "default) every argument's leading axis is divided among the devices, and a scalar (such "
     "as the bias `b`, or a Python float like a learning rate or scale) has no axis to divide. "
-    "Parameters and settings are shared, not split: give them `None` in `in_axes`, e.g. "
-    "`jax.pmap(step, axis_name=..., in_axes=(None, 0, 0, None))`."
+    "Parameters and settings shared by every device are not split: give them `None` in "
+    "`in_axes`, e.g. `jax.pmap(step, axis_name=..., in_axes=(None, 0, 0, None))` for shared "
+    "parameters, a batch `x`, `y` and a learning rate (parameters split over the devices, as "
+    "in FSDP, keep `0`)."
 )
 
 
@@ -55,9 +57,13 @@ def unknown_axis(exc: BaseException) -> str:
 
 HINTS: list[Hint] = [
     # pmap with shared values mapped over the devices (JAX 0.10: IndexError from inside pmap;
-    # JAX 0.7: ValueError that names the rank; a pjit rank error for Python scalars).
+    # JAX 0.7: ValueError that names the rank; a pjit rank error for Python scalars; JAX 0.10
+    # and 0.12 under jit, where pmap is a shard_map: its "in_specs entry which is too long",
+    # which :mod:`.sharding`'s in-specs-too-long matches too).
     Hint("pmap-shared-mapped", _PMAP_SHARED,
          any_of(says("pmap was requested to map its argument along axis"),
+                all_of(says("in_specs entry which is too long"),
+                       any_of(raised_in("pmap"), user_line_re(r"\bpmap\("))),
                 all_of(kind("IndexError"), says("tuple index out of range"),
                        any_of(raised_in("pmap", "_mapped_axis_size"),
                               user_line_re(r"\bpmap\("))),

@@ -45,11 +45,15 @@ HINTS: list[Hint] = [
                 says("only valid for values of rank at least 1"),
                 says("must be equal to aval's ndim (0)")),
          keys=("P()",)),
+    # A spec for more axes than an argument has: a scalar (a bias, a learning rate) under the
+    # batch's spec, often one spec such as in_specs=P("data") applied to every argument.
     Hint("in-specs-too-long",
          "An `in_specs` entry splits more axes than its argument has, e.g. `P(\"data\")` for a "
-         "scalar such as the bias `b`: the parameters were given the batch's spec. Give the "
-         "parameters `P()` (replicated, every device gets all of them) and the batch "
-         "`P(\"data\")`: `in_specs=(P(), P(\"data\"), P(\"data\"))`.",
+         "scalar (a bias `b`, a learning rate): a single spec, `in_specs=P(\"data\")`, is given "
+         "to every argument. Give each argument its own spec in a tuple: `P(\"data\")` for what "
+         "is split by rows, `P()` for a value every device shares whole (a scalar such as the "
+         "learning rate, replicated parameters), e.g. `in_specs=(P(\"data\"), P())`; or leave "
+         "a setting out of the arguments and use it from the enclosing function.",
          says("in_specs entry which is too long")),
     # Explicit mesh axes: JAX could not work out a result's layout while tracing.
     Hint("sharding-type-error", ambiguous_layout,
