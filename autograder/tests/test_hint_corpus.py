@@ -186,6 +186,7 @@ FIRED_BY: dict[str, str] = {
     "in-specs-too-long": "08_sharding/q5_fsdp_sgd_step__lr_through_in_specs",
     "pmap-shared-mapped": "08_sharding/q5_fsdp_sgd_step__pmap_maps_lr",
     "escaped-tracer": "02_pure_functions/q4_iterate__keeps_jitted_step",
+    "incompatible-shapes": "07_vmap/q6_clipped_mean_gradient__scale_not_broadcast",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -194,7 +195,7 @@ FIRED_ELSEWHERE = {
 # Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
-    "abstract-tracer", "incompatible-shapes", "pmap-sizes",
+    "abstract-tracer", "pmap-sizes",
     "shard-map-mesh-context",
 }
 

@@ -15,10 +15,13 @@ HINTS: list[Hint] = [
          "such as the bias): use `None` in `in_axes` for arguments that every example shares, "
          "e.g. `jax.vmap(f, in_axes=(None, 0))(params, xs)`.",
          says("vmap was requested to map its argument along axis")),
+    # jnp's operators say "Incompatible shapes for broadcasting", lax's "got incompatible shapes".
     Hint("incompatible-shapes",
-         "Two arrays' shapes do not broadcast. Check each argument's shape, and `in_axes` if "
-         "this runs under `vmap`.",
-         says("incompatible shapes")),
+         "Two arrays' shapes do not broadcast: broadcasting lines up their *last* axes, so a "
+         "factor per row, shape `(n,)`, meets the last axis of an `(n, d)` array. Add the "
+         "missing axes, e.g. `scale[:, None]` (shape `(n, 1)`) to scale each row; under `vmap`, "
+         "check `in_axes` too.",
+         says("incompatible shapes", "Incompatible shapes")),
     Hint("vmap-sizes",
          "The mapped axes of `vmap`'s arguments have different sizes: check `in_axes`, and "
          "use `None` for arguments that are shared rather than batched.",
