@@ -195,7 +195,7 @@ FIRED_ELSEWHERE = {
 # Hints no wrong answer was seen to fire yet (on the tools' runtime): each needs a fixture and a
 # FIRED_BY entry. The list may only shrink: a new hint needs its fixture from the start.
 NO_FIXTURE_YET = {
-    "abstract-tracer", "pmap-sizes",
+    "pmap-sizes",
     "shard-map-mesh-context",
 }
 

@@ -21,7 +21,7 @@ where two can match the same error, the more specific comes first:
 
 - inside :mod:`.tracing`: a Python ``while`` or ``max``/``min`` line, and ``jnp.bincount``,
   before the general ``if`` hint, before ``concrete-value`` (``TracerBoolConversionError`` is
-  a ``ConcretizationTypeError``), before ``abstract-tracer`` (that error's message);
+  a ``ConcretizationTypeError``);
 - :mod:`.pmap` before :mod:`.sharding`: a scalar mapped by ``pmap`` can raise the "rank at
   least 1" error that ``scalar-split`` matches as well, or (under ``jit``, JAX 0.10 and later,
   where ``pmap`` is a ``shard_map``) the "in_specs entry which is too long" error that

@@ -117,7 +117,4 @@ HINTS: list[Hint] = [
          "values as arrays (`jnp` functions), or mark the argument static with "
          "`static_argnames`.",
          kind("ConcretizationTypeError")),
-    Hint("abstract-tracer",
-         "A traced value was used where a concrete one is needed; see `static_argnames`.",
-         says("Abstract tracer value encountered")),
 ]
