@@ -222,6 +222,29 @@ def test_explicit_sharding_errors_get_hints() -> None:
     assert hint_name(exc) == "out-specs-replication" and "psum" in hint_for(exc)
 
 
+def test_jit_result_on_a_mesh_from_unplaced_inputs() -> None:
+    """Does a jitted function whose result is laid out on explicit mesh axes, called with NumPy
+    inputs only (so jit compiles for one device), get the hint to place the inputs or set the
+    mesh, and do both fixes it names work?"""
+    import numpy as np
+    from jax.sharding import AxisType, NamedSharding
+
+    mesh = jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
+    rows = NamedSharding(mesh, jax.P("data"))
+    # a one-device mesh never disagrees with one device: JAX's message on larger meshes (JAX
+    # 0.7.2, 0.10.2 and 0.12.0.1 on eight simulated devices) is matched here as it reads there
+    exc = ValueError("Length of device assignment 1 is not equal to the size of the mesh 8 of "
+                     "aval f32[8@data]({Explicit: ('data',)}). Please enter your `jit` into a "
+                     "mesh context via `jax.set_mesh`.")
+    assert hint_name(exc) == "shard-map-mesh-context"
+    assert "jax.device_put(x, NamedSharding(mesh, P(...)))" in hint_for(exc)
+    assert "with jax.set_mesh(mesh):" in hint_for(exc)
+    f = jax.jit(lambda w: jax.sharding.reshard(w, rows) * 2)
+    with jax.set_mesh(mesh):
+        assert f(np.ones(4, np.float32)).sharding.spec == jax.P("data")
+    assert f(jax.device_put(np.ones(4, np.float32), rows)).sharding.spec == jax.P("data")
+
+
 def test_scalar_split_message_of_jax_0_12() -> None:
     """Does JAX 0.12's wording of the same mistake (a ValueError about sharding.spec's length and
     a rank-0 aval, seen on the newest-JAX runtime) get the same hint?"""

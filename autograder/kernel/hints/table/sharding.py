@@ -72,8 +72,14 @@ HINTS: list[Hint] = [
          "counts as differing). Return it split, `out_specs=P(\"data\")`, or combine it with a "
          "collective first.",
          says("out_specs which require replication")),
+    # A jitted function's result lives on an explicit mesh, but its inputs do not (NumPy, one
+    # device), so jit assigned it one device (JAX 0.7 to 0.12: "Length of device assignment 1
+    # is not equal to the size of the mesh ... enter your `jit` into a mesh context").
     Hint("shard-map-mesh-context",
-         "Wrap the step in `jax.jit` (or set the mesh with `jax.set_mesh`) before taking "
-         "gradients through `shard_map`.",
+         "This jitted function returns a value laid out over a mesh, but none of its inputs "
+         "was on that mesh (NumPy arrays, or arrays on one device), so `jit` compiled it for "
+         "one device. Place values with `jax.device_put(x, NamedSharding(mesh, P(...)))` "
+         "outside `jit` (placing needs no `jit`), or pass inputs already placed on the mesh, "
+         "or call the function inside `with jax.set_mesh(mesh):`.",
          says("enter your `jit` into a mesh context")),
 ]
