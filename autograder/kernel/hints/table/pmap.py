@@ -70,12 +70,19 @@ HINTS: list[Hint] = [
                 all_of(says("only valid for values of rank at least 1"),
                        any_of(raised_in("pmap"), user_line_re(r"\bpmap\(")))),
          keys=("in_axes",)),
+    # Mapped axes that differ or do not match the devices (JAX 0.7: "pmap got inconsistent
+    # sizes"; JAX 0.10 and 0.12, where pmap is a shard_map: an IndivisibleError, or under jit
+    # each device's block of more than one slice failing pmap's squeeze of its device axis).
     Hint("pmap-sizes",
          "The mapped axes of `pmap`'s arguments have different sizes, or do not match the "
-         "number of devices: parameters and settings shared by every device get `None` in "
-         "`in_axes`, and only the data is split (leading axis = number of devices).",
+         "number of devices: `pmap` gives each device one slice of every mapped argument's "
+         "leading axis, so that axis must be exactly the number of devices. Reshape what is "
+         "split, e.g. `w.reshape(n_devices, -1)`, `x.reshape(n_devices, -1, d)`, and give "
+         "values every device shares whole (parameters, settings) `None` in `in_axes`.",
          any_of(says("pmap got inconsistent sizes"),
-                all_of(kind("IndivisibleError"), raised_in("pmap")))),
+                all_of(kind("IndivisibleError"), raised_in("pmap")),
+                all_of(says("cannot select an axis to squeeze out"),
+                       any_of(raised_in("pmap"), user_line_re(r"\bpmap\("))))),
     # JAX 0.10 to 0.12 raise an empty AssertionError, and 0.7 a bare KeyError: 'i', when a
     # collective inside shard_map names an axis its mesh lacks: the hint is all there is to read.
     Hint("unbound-axis", unknown_axis, unknown_axis_name, keys=("axis name",)),
