@@ -221,27 +221,28 @@ def _conditions(wanted: tuple[str, ...], share: list[int] | None) -> list[str]:
     return [c for c in CONDITIONS if c in wanted and (c != "pinned" or share)]
 
 
-def _here(condition: str, cases: dict[tuple[str, str], str], prepared: dict[str, Any],
-          runs: int, share: list[int] | None, advance: Any) -> dict[str, Any]:
-    """One condition on the grader's own runtime: in this process, or pinned in a fresh one."""
+def _here(condition: str, cases: dict[tuple[str, str], str], runs: int,
+          share: list[int] | None, advance: Any) -> dict[str, Any]:
+    """One condition on the grader's own runtime: each question in a fresh process (pinned to
+    ``share`` for the pinned condition), as a grading kernel starts fresh for each notebook: a
+    chapter whose set-up cell asks for simulated devices (09) gets them before JAX starts."""
     import concurrent.futures
 
-    if condition != "pinned":
-        return {name: measure(p, runs, advance) for name, p in prepared.items()}
-    context = multiprocessing.get_context("spawn")  # a fresh process, JAX started on its share
+    context = multiprocessing.get_context("spawn")  # a fresh process, JAX not started yet
+    init, initargs = (_pin, (share,)) if condition == "pinned" else (None, ())
     per_question = {}
-    with concurrent.futures.ProcessPoolExecutor(
-            1, mp_context=context, initializer=_pin, initargs=(share,)) as pool:
-        for (chapter, answer_id), slow in cases.items():
+    for (chapter, answer_id), slow in cases.items():
+        with concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=context, initializer=init, initargs=initargs) as pool:
             per_question[f"{chapter}/{answer_id}"] = pool.submit(
                 _measure_case, chapter, answer_id, slow, runs).result()
-            advance(2)
+        advance(2)
     return per_question
 
 
 def in_runtime(runtime: Any, cases: dict[tuple[str, str], str], runs: int,
                pin: list[int] | None = None, advance: Any = None) -> dict[str, Any]:
-    """:func:`prepare` and :func:`measure` every case in a fresh process of ``runtime``'s own
+    """:func:`prepare` and :func:`measure` every case, each in a fresh process of ``runtime``'s own
     Python (a :class:`~autograder.grader.runtime_choice.Runtime`; a built one's command enters
     its system root), confined to the CPUs ``pin`` before JAX starts when given.
 
@@ -251,12 +252,21 @@ def in_runtime(runtime: Any, cases: dict[tuple[str, str], str], runs: int,
     Raises:
         RuntimeError: the process failed (the message ends with what it printed on stderr).
     """
+    got: dict[str, Any] = {"questions": {}}
+    for (chapter, answer_id), slow in cases.items():  # a fresh process per question
+        one = _in_runtime_once(runtime, [[chapter, answer_id, slow]], runs, pin, advance)
+        got["questions"].update(one["questions"])
+        got.update(jax=one["jax"], python=one["python"])
+    return got
+
+
+def _in_runtime_once(runtime: Any, listed: list[list[str]], runs: int,
+                     pin: list[int] | None, advance: Any) -> dict[str, Any]:
+    """The cases ``listed`` measured in one fresh process of ``runtime``'s Python."""
     with tempfile.TemporaryDirectory(prefix="bench-fidelity-") as tmp:
         out, log = Path(tmp) / "measured.json", Path(tmp) / "stderr.txt"
-        listed = json.dumps([[chapter, answer_id, slow]
-                             for (chapter, answer_id), slow in cases.items()])
-        command = [runtime.python, "-m", "bench.fidelity", listed, str(runs), str(out),
-                   *([",".join(map(str, pin))] if pin else [])]
+        command = [runtime.python, "-m", "bench.fidelity", json.dumps(listed), str(runs),
+                   str(out), *([",".join(map(str, pin))] if pin else [])]
         env = dict(os.environ, PYTHONPATH=str(ROOT))  # this checkout's bench and autograder
         with open(log, "w") as err, subprocess.Popen(
                 command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT,
@@ -322,9 +332,6 @@ def run(runs: int = 100, busy_cores: int | None = None,
                   "them (functions, inputs, threshold, rounds, second measurement after a "
                   "near miss)",
         "pinned_cpus": share, "runtimes": {}}
-    here = [c for c in plan.get(TOOLS, []) if c != "pinned"]
-    prepared = ({f"{chapter}/{answer_id}": prepare(chapter, answer_id, slow)
-                 for (chapter, answer_id), slow in cases.items()} if here else {})
     steps = sum(2 * len(conditions) * len(cases) for conditions in plan.values())
     bar = Progress(steps, f"x {runs} timing-test runs ("
                    + "; ".join(f"{name}: {', '.join(c)}" for name, c in plan.items()) + ")")
@@ -334,7 +341,7 @@ def run(runs: int = 100, busy_cores: int | None = None,
             start = time.perf_counter()
             with busy(cores) if condition != "idle" else contextlib.nullcontext():
                 if rt.name == TOOLS:
-                    per_question = _here(condition, cases, prepared, runs, share, bar.advance)
+                    per_question = _here(condition, cases, runs, share, bar.advance)
                 else:
                     got = in_runtime(rt, cases, runs, share if condition == "pinned" else None,
                                      bar.advance)
