@@ -224,3 +224,16 @@ def test_annotate_marks_each_later_chapter_once_after_its_first_mention() -> Non
                                                     "`jax.lax.fori_loop` (chapter 06)")
     assert syllabus.annotate("`vmap` is taught in chapter 07", "02") == (
         "`vmap` is taught in chapter 07")
+
+
+def test_reading_order_is_the_table_of_contents() -> None:
+    """Does the syllabus compare chapters in the order ``_toc.yml`` lists them (10 read after
+    01, 11 after 05), so a hint shown in chapter 10 marks what 02 teaches as later and a hint
+    shown in chapter 11 does not mark what 05 teaches?"""
+    toc = (Path(__file__).resolve().parents[2] / "_toc.yml").read_text()
+    listed = re.findall(r"file: notebooks/(\d\d)_", toc)
+    assert tuple(listed) == syllabus.READING_ORDER
+    assert syllabus.later_apis("`static_argnames`, `jax.grad`", "10_key_concepts") == [
+        ("static_argnames", "05"), ("jax.grad", "02")]
+    assert syllabus.later_apis("`static_argnames`", "11_performance") == []
+    assert syllabus.later_apis("`lax.fori_loop`", "11_performance") == [("lax.fori_loop", "06")]

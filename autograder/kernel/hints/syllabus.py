@@ -8,7 +8,9 @@ left as it is. Where the chapter is unknown (a notebook that does not say which 
 is), every API taught after chapter 01 says where.
 
 :data:`TAUGHT` is the course's syllabus as the hints see it: every JAX name a hint writes, with
-the chapter (the two-digit prefix of a ``notebooks/`` stem) whose text teaches it.
+the chapter (the two-digit prefix of a ``notebooks/`` stem) whose text teaches it. Chapters are
+compared in :data:`READING_ORDER`, the order of the book's table of contents: a stem's number is
+its name, and chapters added later (10, 11) are read earlier than their numbers say.
 ``autograder/tests/test_hint_table.py`` checks that each name appears in its chapter's notebook
 and that every ``jax.``/``lax.``/``jnp.`` name any hint writes is listed here.
 """
@@ -41,6 +43,9 @@ TAUGHT: dict[str, str] = {
     "all_gather": "08", "out_sharding": "08", "reshard": "08", "jax.set_mesh": "08",
     "NamedSharding": "08", "PartitionSpec": "08", "P(": "08", "Explicit": "08",
 }
+
+# The chapters' two-digit prefixes in the order the book reads them (``_toc.yml``).
+READING_ORDER: tuple[str, ...] = ("01", "10", "02", "03", "04", "05", "11", "06", "07", "08", "09")
 
 _SPAN = re.compile(r"`[^`]+`")
 
@@ -83,8 +88,13 @@ def apis_in(text: str) -> list[tuple[str, str]]:
 def later_apis(text: str, chapter: str | None) -> list[tuple[str, str]]:
     """The APIs ``text`` names that chapter ``chapter`` has not taught yet (all after chapter
     01 when the chapter is unknown), with the chapter that teaches each."""
-    now = chapter_number(chapter) or "01"
-    return [(api, taught) for api, taught in apis_in(text) if taught > now]
+    now = _position(chapter_number(chapter) or "01")
+    return [(api, taught) for api, taught in apis_in(text) if _position(taught) > now]
+
+
+def _position(number: str) -> int:
+    """Where chapter ``number`` is read (an unknown number reads last)."""
+    return READING_ORDER.index(number) if number in READING_ORDER else len(READING_ORDER)
 
 
 def annotate(text: str, chapter: str | None) -> str:
