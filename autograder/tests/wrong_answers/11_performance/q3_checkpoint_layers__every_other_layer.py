@@ -1,4 +1,4 @@
-# expect: at most half is expected. Wrap each layer in jax.checkpoint
+# expect: needs more than half the scratch memory (memory_analysis().temp_size_in_bytes) of deep_loss's. Wrap each layer in jax.checkpoint
 # Only every other layer checkpointed: the other half still keeps its intermediates
 def deep_loss_remat(ws, x):
     """deep_loss(ws, x), with each layer wrapped in jax.checkpoint."""
