@@ -1,0 +1,5 @@
+# expect: lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32
+# A dot algorithm with bfloat16 inputs: float32 accumulation, but the inputs are rounded
+def precise_gram(x):
+    """x.T @ x, the matrix product at full float32 precision on every backend."""
+    return jnp.matmul(x.T, x, precision=jax.lax.DotAlgorithmPreset.BF16_BF16_F32)
