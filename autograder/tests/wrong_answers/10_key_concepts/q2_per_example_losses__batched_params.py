@@ -1,7 +1,6 @@
 # expect: The parameters are shared by every point, so they are not batched
 # Sharp bit: in_axes=0 batches the parameters too (the scalar bias has no axis to map)
 import jax
-import jax.numpy as jnp
 
 
 def loss_one(params, x, y):

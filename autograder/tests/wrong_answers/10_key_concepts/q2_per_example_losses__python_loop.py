@@ -11,4 +11,4 @@ def loss_one(params, x, y):
 
 
 def per_example_losses(params, xs, ys):
-    return jnp.stack([loss_one(params, x, y) for x, y in zip(xs, ys)])
+    return jnp.stack([loss_one(params, x, y) for x, y in zip(xs, ys, strict=True)])

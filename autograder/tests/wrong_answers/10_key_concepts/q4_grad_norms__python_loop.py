@@ -13,7 +13,7 @@ def loss_one(params, x, y):
 @jax.jit
 def grad_norms(params, xs, ys):
     norms = []
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=True):
         g = jax.grad(loss_one)(params, x, y)
         norms.append(jnp.sqrt(jnp.sum(g["w"] ** 2) + g["b"] ** 2))
     return jnp.stack(norms)
