@@ -21,9 +21,10 @@ import re
 
 # API, as a hint writes it inside backticks -> the chapter that teaches it.
 TAUGHT: dict[str, str] = {
-    # 01 arrays: jnp, .at[] updates, devices; a first look at jax.jit and tracing
-    "jnp": "01", "jax.numpy": "01", ".at[": "01", "jax.device_put": "01", "jax.jit": "01",
-    "jit": "01",
+    # 01 arrays: jnp, .at[] updates
+    "jnp": "01", "jax.numpy": "01", ".at[": "01",
+    # 10 key concepts (read after 01): a first look at jax.jit and tracing
+    "jax.jit": "10", "jit": "10",
     # 02 pure functions: transformations as functions, pytrees
     "jax.grad": "02", "grad": "02", "jax.tree.map": "02",
     # 03 PRNG: keys, and carrying a key through lax.scan
@@ -42,6 +43,7 @@ TAUGHT: dict[str, str] = {
     "shard_map": "08", "in_specs": "08", "out_specs": "08", "psum": "08", "pmean": "08",
     "all_gather": "08", "out_sharding": "08", "reshard": "08", "jax.set_mesh": "08",
     "NamedSharding": "08", "PartitionSpec": "08", "P(": "08", "Explicit": "08",
+    "jax.device_put": "08",
 }
 
 # The chapters' two-digit prefixes in the order the book reads them (``_toc.yml``).
