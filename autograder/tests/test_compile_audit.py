@@ -7,10 +7,10 @@ typically a ``jax.jit`` (or ``shard_map``, ``pmap``, ``vmap`` then jit) of a fre
 inside a function called per step. The harness's report is the one test_exercises.py reads
 (one run per source and session), so this costs no run of its own under ``make test``.
 
-The audit itself is tested on planted answers (``fixtures/recompiles/``): each ``attack_*``
-case recompiles per call in one of the ways the chapters warn about and must be found; each
-``honest_*`` twin compiles the same work once (or once per shape, static value or setting)
-and must not be.
+The audit itself is tested on planted answers (``fixtures/recompiles/``), on every runtime
+``LEARN_JAX_RUNTIMES`` lists: each ``attack_*`` case recompiles per call in one of the ways
+the chapters warn about and must be found; each ``honest_*`` twin compiles the same work once
+(or once per shape, static value or setting) and must not be.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.tests.compile_audit import Program, repeats
+from autograder.tests.conftest import KernelRuntime
 from autograder.tests.harness_runs import harness_report, source_param
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,12 +63,13 @@ def test_reference_answers_compile_each_program_once(source: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def audited_cases() -> dict[str, list]:
-    """The audit's findings on every planted case, run in one fresh process with eight
+def audited_cases(any_runtime: KernelRuntime) -> dict[str, list]:
+    """The audit's findings on every planted case, run in one fresh process of the runtime
+    (each JAX the course supports: the audit reads what that JAX writes and logs) with eight
     simulated devices (shard_map and pmap need them)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
-    proc = subprocess.run([sys.executable, "-m", "autograder.tests.compile_audit",
+    proc = subprocess.run([any_runtime.python, "-m", "autograder.tests.compile_audit",
                            *map(str, CASES)], capture_output=True, text=True, timeout=300,
                           env=env, cwd=ROOT)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("AUDIT-JSON ")]
