@@ -38,6 +38,10 @@ The report, per question (``report["questions"][answer_id]``):
   description (:func:`autograder.kernel.hints.case`);
 - ``records``: test id -> the trusted records of its checks, as JSON (hidden ones marked), so
   a test can look for hidden expected values in what the learner sees.
+- ``compiles`` (the report's, not a question's): every program JAX compiled during the
+  reference run, in order, as :class:`autograder.tests.compile_audit.Program` JSON labelled
+  with the cell that compiled it (``<answer id> tests`` for a test cell), which
+  ``test_compile_audit.py`` reads to find a program compiled twice.
 
 Every case starts from the same state: NumPy's and Python's global random generators are
 seeded, so answers that (wrongly) draw from them fail with the same numbers on every run.
@@ -68,6 +72,7 @@ from autograder.grader.release import written_records  # noqa: E402
 from autograder.grader.verdict import record_of, reference_failure  # noqa: E402
 from autograder.kernel.hints import explain, first_line, hint_name  # noqa: E402
 from autograder.kernel.reporter import collecting, expecting  # noqa: E402
+from autograder.tests.compile_audit import recording_compiles  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "wrong_answers"
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -174,38 +179,44 @@ def check(path: Path) -> dict:
     records: dict[str, list[Entry]] = {}
     released = written_records((EXERCISES / path.name).read_text())
     start = time.perf_counter()
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        meta = nbgrader_meta(cell)
-        if is_answer(cell):
-            before_answer[meta["grade_id"]] = dict(ns)
-        if meta.get("grade_id") in tests:
-            test_source[meta["grade_id"]] = code_of(cell)
-            seen: list[Entry] = []
-            for part, hidden in split_hidden(code_of(cell)):
-                before = len(seen)
-                with collecting(seen.append, recording=True):
-                    result = _run(part, ns, f"<{path.stem} tests {meta['grade_id']}>")
-                for entry in seen[before:]:
-                    entry.hidden = hidden
-                if result.exc is not None:
-                    break
-            records[meta["grade_id"]] = [record_of(e) for e in seen]
-            report["records"][meta["grade_id"]] = [e.to_json() for e in records[meta["grade_id"]]]
-            report["uncased"] += [f"{meta['grade_id']}: {e.name}" for e in seen
-                                  if e.hidden and not e.options.get("case")]
-            report["errors"] += _stale_values(path.name, meta["grade_id"], seen,
-                                              released.get(meta["grade_id"], []))
-            failures = [f"AssertionError: {why}" for why in map(reference_failure, seen) if why]
-            q = tests[meta["grade_id"]]
-            report["questions"].setdefault(q.answer_id, {})["reference"] = (
-                result.line or (failures[0] if failures else "passed"))
-            report["questions"][q.answer_id]["checks"] = len(seen)
-            continue
-        result = _run(code_of(cell), ns, f"<{path.stem} cell {i}>")
-        if result.exc is not None:
-            report["errors"].append(f"reference cell {i} failed: {result.line}")
+    with recording_compiles() as compiles:  # which programs the reference compiles
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            meta = nbgrader_meta(cell)
+            if is_answer(cell):
+                before_answer[meta["grade_id"]] = dict(ns)
+            if meta.get("grade_id") in tests:
+                test_source[meta["grade_id"]] = code_of(cell)
+                seen: list[Entry] = []
+                for part, hidden in split_hidden(code_of(cell)):
+                    before = len(seen)
+                    with collecting(seen.append, recording=True):
+                        result = _run(part, ns, f"<{path.stem} tests {meta['grade_id']}>")
+                    for entry in seen[before:]:
+                        entry.hidden = hidden
+                    if result.exc is not None:
+                        break
+                records[meta["grade_id"]] = [record_of(e) for e in seen]
+                report["records"][meta["grade_id"]] = [
+                    e.to_json() for e in records[meta["grade_id"]]]
+                report["uncased"] += [f"{meta['grade_id']}: {e.name}" for e in seen
+                                      if e.hidden and not e.options.get("case")]
+                report["errors"] += _stale_values(path.name, meta["grade_id"], seen,
+                                                  released.get(meta["grade_id"], []))
+                failures = [f"AssertionError: {why}" for why in map(reference_failure, seen)
+                            if why]
+                q = tests[meta["grade_id"]]
+                report["questions"].setdefault(q.answer_id, {})["reference"] = (
+                    result.line or (failures[0] if failures else "passed"))
+                report["questions"][q.answer_id]["checks"] = len(seen)
+                compiles.mark(f"{q.answer_id} tests")
+                continue
+            result = _run(code_of(cell), ns, f"<{path.stem} cell {i}>")
+            if result.exc is not None:
+                report["errors"].append(f"reference cell {i} failed: {result.line}")
+            compiles.mark(meta["grade_id"] if is_answer(cell) else f"cell {i}")
+    report["compiles"] = [program.to_json() for program in compiles.programs]
     report["reference_seconds"] = round(time.perf_counter() - start, 1)
 
     # Stub: the released cell for each answer, in the reference namespace before it.
