@@ -232,7 +232,8 @@ def _throughput(d: dict[str, Any]) -> list[str]:
               f"{trusted['seconds']:g} s. A course's first grading run pays that once; later "
               "runs, and every way here, reuse them (`grade --reference-cache DIR`).",
               *_kept_course(d), ""] if trusted else []
-    return [f"{d['submissions']} submissions across the nine assignments ({kinds}).", "",
+    assignments = max(d["kinds"].values())  # one submission of each kind per assignment
+    return [f"{d['submissions']} submissions across {assignments} assignments ({kinds}).", "",
             *before, *lines, "",
             f"- (b) takes {d['throughput_b_over_a_time']:g} times as long as (a); target at "
             f"most {t['b_over_a_time_at_most']:g}: **{'met' if b_ok else 'not met'}**.",
