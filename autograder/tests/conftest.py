@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from autograder.tests import suite_report
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -25,10 +28,53 @@ os.environ["LEARN_JAX_GRADE_RUNTIME"] = "tools"
 TIMING_GROUP = "timing"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--chapter NN``: only the tests of one chapter; ``--suite-report PATH``."""
+    parser.addoption("--chapter", metavar="NN", default=None,
+                     help="run only the tests about one chapter (its number or stem): its "
+                     "notebook, its exercise and wrong answers, its hints, on every runtime")
+    suite_report.add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the suite report (suite_report.py): where the time goes, printed at the end."""
+    config.pluginmanager.register(suite_report.SuiteReport(config), "suite-report")
+
+
+def chapter_stem(asked: str) -> str:
+    """The stem of the chapter ``asked`` names (``05`` or ``05_jit``); a usage error names the
+    chapters when none or several match."""
+    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    found = [s for s in stems if s == asked or s.split("_", 1)[0] == asked.zfill(2)]
+    if len(found) != 1:
+        raise pytest.UsageError(f"--chapter {asked}: no chapter has that number or stem "
+                                f"(chapters: {', '.join(stems)})")
+    return found[0]
+
+
+def about_chapter(nodeid: str, stem: str) -> bool:
+    """Whether a test is about chapter ``stem``: one of its parameters names the chapter (its
+    notebook, exercise source or wrong-answer folder)."""
+    params = nodeid.partition("[")[2]
+    return bool(re.search(rf"(^|[-/\[]){re.escape(stem)}($|[-/.\]])", params))
+
+
+def keep_chapter(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--chapter``, deselect every test that is not about that chapter."""
+    asked = config.getoption("chapter")
+    if not asked:
+        return
+    stem = chapter_stem(asked)
+    keep = [item for item in items if about_chapter(item.nodeid, stem)]
+    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+    items[:] = keep
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for pytest-xdist (``make test TEST_WORKERS=2`` runs ``-n 2 --dist
-    loadgroup``; the default, one process, ignores the groups).
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep one chapter's tests with ``--chapter`` (:func:`keep_chapter`), and group the tests
+    for pytest-xdist (``make test TEST_WORKERS=2`` runs ``-n 2 --dist loadgroup``; the
+    default, one process, ignores the groups).
 
     A module's tests run on one worker, in order, so a module-scoped fixture is built once;
     a test that runs on a kernel runtime is grouped with its module's other tests on that
@@ -40,6 +86,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ``@group`` suffix of the test's id that ``--dist loadgroup`` schedules by: run after it,
     the marks are ignored and every test is scheduled alone.
     """
+    keep_chapter(config, items)
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.tests.suite_report import note_checks
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,7 +35,25 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("HARNESS-JSON ")]
     assert lines, f"harness printed no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return json.loads(lines[-1][len("HARNESS-JSON "):])
+    report = json.loads(lines[-1][len("HARNESS-JSON "):])
+    note_checks({"runtime": runtime_named(python), "source": source.stem,
+                 "questions": len(report["questions"]),
+                 "wrong": sum(len(e.get("wrong", {})) for e in report["questions"].values())})
+    return report
+
+
+@functools.cache
+def runtime_named(python: str) -> str:
+    """The name of the runtime whose Python ``python`` is: ``tools`` for this interpreter, else
+    the course kernel that runs it (``colab``, ``newest``), else ``python`` itself."""
+    if python == sys.executable:
+        return "tools"
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    for name, spec in KernelSpecManager().get_all_specs().items():
+        if spec["spec"]["argv"][:1] == [python]:
+            return name.removeprefix("learn-jax-")
+    return python
 
 
 def times_answers(source: Path) -> bool:

@@ -1,0 +1,282 @@
+"""Where the suite's time goes: a report that ``make test`` prints at its end.
+
+For each test module and runtime it adds up the seconds its tests took (set-up, call and
+tear-down, module fixtures included), how many Jupyter kernels and exercise-harness runs they
+started, and how busy the workers were; it counts the checks that ran on each runtime (exercise
+sources, questions, wrong answers) so that a faster suite is seen to check as much as before.
+
+Processes are counted from outside them: a thread in each test process lists ``/proc`` and
+counts the new processes below it (through sandboxes and runtimes' ``bwrap`` too) by what they
+run, a kernel (``ipykernel``) or the exercise harness. Each test's counts travel to the
+controlling process in the test's report (``user_properties``), so the report is the same with
+pytest-xdist workers or without them.
+
+The report is printed at the end of the run and written as JSON (``--suite-report PATH``,
+default ``_build/suite-report.json``).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME_WORDS = ("tools", "colab", "newest")
+# What a process runs, read from its command line: the first kind whose marker it holds.
+KINDS = {"kernels": "ipykernel", "harness runs": "autograder.tests.exercise_harness"}
+_PROPERTY = "suite-report"
+_CHECKS: list[dict[str, Any]] = []  # checks this process ran, not yet given to a report
+
+
+def note_checks(entry: dict[str, Any]) -> None:
+    """Record checks this process ran (``{"runtime", "source", "questions", "wrong"}``); the
+    test running now carries them to the report."""
+    _CHECKS.append(entry)
+
+
+class ProcessCounter:
+    """Counts the processes started below this one, by kind, from ``/proc``: a thread scans
+    every ``interval`` seconds, and :meth:`scan` scans at once (before and after a test)."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.root = os.getpid()
+        self.parents: dict[tuple[int, int], int] = {}  # (pid, start time) -> parent pid
+        self.counts: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, args=(interval,), daemon=True,
+                                        name="suite-report-processes")
+
+    def start(self) -> None:
+        """Start scanning in the background (no-op where ``/proc`` is missing)."""
+        if Path("/proc/self/stat").exists():
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the background scan."""
+        self._stop.set()
+
+    def _loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            self.scan()
+
+    @staticmethod
+    def _stat(pid: int) -> tuple[int, int] | None:
+        """(parent pid, start time) of ``pid``, None when it is gone."""
+        try:
+            raw = Path(f"/proc/{pid}/stat").read_bytes()
+        except OSError:
+            return None
+        fields = raw[raw.rindex(b")") + 2:].split()  # after the command name, which may hold )
+        return int(fields[1]), int(fields[19])
+
+    def _is_below(self, ppid: int, pids: dict[int, int]) -> bool:
+        for _ in range(64):  # a process chain is never this deep
+            if ppid == self.root:
+                return True
+            if ppid <= 1 or ppid not in pids:
+                return False
+            ppid = pids[ppid]
+        return False
+
+    def scan(self) -> None:
+        """Count the processes below this one that appeared since the last scan."""
+        with self._lock:
+            try:
+                names = os.listdir("/proc")
+            except OSError:
+                return
+            alive: dict[int, int] = {}
+            fresh = []
+            for name in names:
+                if not name.isdigit():
+                    continue
+                pid = int(name)
+                stat = self._stat(pid)
+                if stat is None:
+                    continue
+                ppid, started = stat
+                alive[pid] = ppid
+                if (pid, started) not in self.parents:
+                    self.parents[(pid, started)] = ppid
+                    fresh.append(pid)
+            # Parents seen earlier but gone now still link their children to this process.
+            known = {pid: ppid for (pid, _), ppid in self.parents.items()}
+            known.update(alive)
+            for pid in fresh:
+                if not self._is_below(alive[pid], known):
+                    continue
+                try:
+                    command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                except OSError:
+                    continue
+                for kind, marker in KINDS.items():
+                    if marker.encode() in command:
+                        self.counts[kind] += 1
+                        break
+
+    def snapshot(self) -> dict[str, int]:
+        """The counts so far, after a scan."""
+        self.scan()
+        with self._lock:
+            return dict(self.counts)
+
+
+def runtime_of(nodeid: str) -> str:
+    """The runtime a test ran on, from its id's parameters (``-`` when it names none)."""
+    params = nodeid.partition("[")[2].rstrip("]")
+    for word in params.replace("/", "-").split("-"):
+        if word in RUNTIME_WORDS:
+            return word
+    return "-"
+
+
+def module_of(nodeid: str) -> str:
+    """The test module's name (``test_exercises``) of a test id."""
+    return Path(nodeid.split("::", 1)[0]).stem
+
+
+class SuiteReport:
+    """The pytest plugin: counts processes in every test process, adds everything up in the
+    controlling one (pytest-xdist's controller, or the only process)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        self.counter = ProcessCounter()
+        self._before: dict[str, int] = {}
+        self.started = time.time()
+        self.areas: dict[tuple[str, str], dict[str, Any]] = {}
+        self.workers: dict[str, list[float]] = {}  # worker -> [seconds busy, first, last]
+        self.checks: dict[tuple[str, str], dict[str, Any]] = {}
+        self.outcomes: collections.Counter[str] = collections.Counter()
+
+    # ----------------------------------------------------------- in each test process
+    def pytest_sessionstart(self) -> None:
+        """Start counting processes."""
+        self.counter.start()
+
+    def pytest_sessionfinish(self) -> None:
+        """Stop counting processes and, in the controlling process, write the JSON."""
+        self.counter.stop()
+        if not self.is_worker:
+            path = Path(self.config.getoption("suite_report"))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.as_json(), indent=1) + "\n")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Iterator[None]:
+        """Counts before the test's set-up."""
+        _CHECKS.clear()
+        self._before = self.counter.snapshot()
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        """After the tear-down (module fixtures' too), give the test's counts to its report."""
+        yield
+        after = self.counter.snapshot()
+        started = {kind: after.get(kind, 0) - self._before.get(kind, 0) for kind in KINDS}
+        item.user_properties.append((_PROPERTY, {"started": started, "checks": list(_CHECKS)}))
+        _CHECKS.clear()
+
+    # ------------------------------------------------------ in the controlling process
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Add a test phase's time and counts to its module and runtime."""
+        if self.is_worker:
+            return
+        key = (module_of(report.nodeid), runtime_of(report.nodeid))
+        area = self.areas.setdefault(key, {"seconds": 0.0, "tests": 0,
+                                           **dict.fromkeys(KINDS, 0)})
+        area["seconds"] += report.duration
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            area["tests"] += 1
+            self.outcomes[report.outcome] += 1
+        node = getattr(report, "node", None)
+        worker = node.gateway.id if node is not None else "main"
+        now = time.time()
+        busy = self.workers.setdefault(worker, [0.0, now - report.duration, now])
+        busy[0] += report.duration
+        busy[2] = now
+        for name, value in report.user_properties:
+            if name != _PROPERTY:
+                continue
+            for kind, n in value["started"].items():
+                area[kind] += n
+            for entry in value["checks"]:
+                self.checks[(entry["runtime"], entry["source"])] = entry
+
+    def totals(self) -> dict[str, Any]:
+        """Wall time, test time, and how busy the workers were on average."""
+        wall = time.time() - self.started
+        busy = sum(w[0] for w in self.workers.values())
+        return {"wall_seconds": round(wall, 1), "test_seconds": round(busy, 1),
+                "workers": len(self.workers),
+                "busy_workers_on_average": round(busy / wall, 2) if wall else 0.0,
+                **{kind: sum(a[kind] for a in self.areas.values()) for kind in KINDS}}
+
+    def checks_per_runtime(self) -> dict[str, dict[str, int]]:
+        """Per runtime: exercise sources, questions and wrong answers the harness checked."""
+        out: dict[str, dict[str, int]] = {}
+        for (runtime, _), entry in sorted(self.checks.items()):
+            row = out.setdefault(runtime, {"exercises": 0, "questions": 0, "wrong answers": 0})
+            row["exercises"] += 1
+            row["questions"] += entry["questions"]
+            row["wrong answers"] += entry["wrong"]
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        """Everything the report holds, for ``--suite-report``."""
+        return {"totals": self.totals(), "outcomes": dict(self.outcomes),
+                "workers": {w: round(b[0], 1) for w, b in sorted(self.workers.items())},
+                "checks_per_runtime": self.checks_per_runtime(),
+                "areas": [{"module": m, "runtime": r, **{k: round(v, 1) if isinstance(v, float)
+                                                          else v for k, v in a.items()}}
+                          for (m, r), a in sorted(self.areas.items(),
+                                                   key=lambda kv: -kv[1]["seconds"])]}
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the report: the costliest areas, the totals and the checks per runtime."""
+        if self.is_worker or not self.areas:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("where the time went (suite report)")
+        modules: dict[str, dict[str, Any]] = {}
+        for (module, runtime), area in self.areas.items():
+            row = modules.setdefault(module, {"seconds": 0.0, "by": {}, **dict.fromkeys(KINDS, 0)})
+            row["seconds"] += area["seconds"]
+            row["by"][runtime] = area["seconds"]
+            for kind in KINDS:
+                row[kind] += area[kind]
+        write(f"{'module':<32}{'seconds':>9}{'kernels':>9}{'harness':>9}  by runtime")
+        shown = sorted(modules.items(), key=lambda kv: -kv[1]["seconds"])
+        for module, row in shown[:25]:
+            by = ", ".join(f"{r} {s:.0f}" for r, s in sorted(row["by"].items()) if r != "-")
+            write(f"{module:<32}{row['seconds']:>9.0f}{row['kernels']:>9}"
+                  f"{row['harness runs']:>9}  {by}")
+        rest = shown[25:]
+        if rest:
+            write(f"{f'({len(rest)} more modules)':<32}"
+                  f"{sum(r['seconds'] for _, r in rest):>9.0f}")
+        t = self.totals()
+        write(f"wall {t['wall_seconds']:.0f} s, tests {t['test_seconds']:.0f} s on "
+              f"{t['workers']} worker(s): {t['busy_workers_on_average']} busy on average; "
+              f"{t['kernels']} kernels, {t['harness runs']} harness runs started")
+        for runtime, row in self.checks_per_runtime().items():
+            write(f"checked on {runtime}: {row['exercises']} exercises, {row['questions']} "
+                  f"questions, {row['wrong answers']} wrong answers")
+        write(f"report: {self.config.getoption('suite_report')}")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """``--suite-report PATH``: where the JSON goes (conftest.py's ``pytest_addoption``)."""
+    parser.addoption("--suite-report", default=str(ROOT / "_build" / "suite-report.json"),
+                     help="where the suite report's JSON is written")
