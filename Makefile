@@ -14,13 +14,14 @@ export PYTHONUNBUFFERED := 1
 # Grading and timing on a GPU must not let one kernel take the whole device.
 export XLA_PYTHON_CLIENT_PREALLOCATE := false
 
-.PHONY: help setup setup-runtimes setup-colab setup-newest book test test-runtimes test-colab \
-        test-newest lint release bench serve lab browser-deps sandbox-deps db-deps clean
+.PHONY: help setup setup-runtimes setup-colab setup-newest book test test-chapter test-runtimes \
+        test-colab test-newest lint release bench serve lab browser-deps sandbox-deps db-deps clean
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make book    build the web book into _build/html, executed on the newest JAX"
 	@echo "make test    set up, build the book, and run the whole test suite (every runtime)"
+	@echo "make test-chapter CH=05  everything about one chapter, on every runtime"
 	@echo "make test-runtimes  run every chapter and exercise on the Python 3.13 runtimes"
 	@echo "make test-colab / test-newest  the same on Colab's runtime / the newest JAX only"
 	@echo "make release regenerate exercises/ from solutions/"
@@ -116,10 +117,24 @@ lint: $(STAMP) $(ACTIONLINT)
 release: $(STAMP)
 	$(PY) -m autograder release
 
+# One reference cache for the run (outside the repository, removed at the end): release --check
+# records each reference answer once and every test that grades it reuses that run. The suite
+# prints where its time went at the end (autograder/tests/suite_report.py; JSON in _build/).
 test: setup setup-runtimes lint browser-deps sandbox-deps db-deps book
-	$(PY) -m autograder release --check
-	$(PY) -m bench.report --check
-	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) --dist loadgroup
+	@refs=$$(mktemp -d "$${TMPDIR:-/tmp}/learn-jax-references-XXXXXX") && \
+	trap 'rm -rf "$$refs"' EXIT && export LEARN_JAX_REFERENCE_CACHE="$$refs" && \
+	start=$$(date +%s) && $(PY) -m autograder release --check && \
+	echo "release --check: $$(( $$(date +%s) - start )) s" && \
+	$(PY) -m bench.report --check && \
+	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) \
+	  --dist loadgroup
+
+# Everything about one chapter, on every runtime: its notebook, its exercise's reference, stub
+# and wrong answers, its hints and compile audit, its released files (make test-chapter CH=05).
+test-chapter: setup setup-runtimes sandbox-deps
+	@test -n "$(CH)" || { echo "Name the chapter: make test-chapter CH=05"; exit 2; }
+	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) \
+	  --dist loadgroup --chapter $(CH)
 
 # Fidelity and throughput are measured on every runtime grade --runtime grades on.
 bench: $(STAMP) setup-runtimes

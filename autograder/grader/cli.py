@@ -8,6 +8,7 @@ neither nbgrader nor ``solutions/``, and ``fetch`` only the standard library.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 
@@ -53,9 +54,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "release":
+        from autograder.grader.grade import reference_cache_default
+        from autograder.grader.reference_run import trusted_records
         from autograder.grader.release import COURSE_FOLDERS, release
 
+        # With $LEARN_JAX_REFERENCE_CACHE, the trusted runs are kept there for grade to reuse.
+        cache = reference_cache_default()
         report = release(check=args.check, setup_cells_in=COURSE_FOLDERS,
+                         record=functools.partial(trusted_records, cache=cache),
                          progress=lambda line: print(line, file=sys.stderr, flush=True))
         for line in report:
             print(line)

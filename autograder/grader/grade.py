@@ -180,9 +180,11 @@ def add_grading_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-feedback", dest="feedback", action="store_false",
                         help="write no feedback pages (faster; scores and reports as usual)")
     parser.add_argument("--reference-cache", type=Path, metavar="DIR",
+                        default=reference_cache_default(),
                         help="keep the trusted runs of the reference answers (their records, "
                              "and the compiled programs kernels share) in DIR, and reuse them "
-                             "in later runs while the source, JAX and the grader are the same")
+                             "in later runs while the source, JAX and the grader are the same "
+                             f"(default: ${REFERENCE_CACHE_VARIABLE} when set)")
     parser.add_argument("--runtime", choices=CHOICES,
                         default=os.environ.get(RUNTIME_VARIABLE, AUTO),
                         help="the JAX runtime that runs every submission and its reference "
@@ -216,6 +218,17 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
     if args.assignment and current_name(args.assignment, known) not in known:
         return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
     return grading_problem(args)
+
+
+#: The environment variable naming a default ``--reference-cache`` (for ``grade`` and
+#: ``release``): ``make test`` shares one among every check of a run.
+REFERENCE_CACHE_VARIABLE = "LEARN_JAX_REFERENCE_CACHE"
+
+
+def reference_cache_default() -> Path | None:
+    """The folder ``$LEARN_JAX_REFERENCE_CACHE`` names, None when it is unset or empty."""
+    value = os.environ.get(REFERENCE_CACHE_VARIABLE, "").strip()
+    return Path(value) if value else None
 
 
 def grading_problem(args: argparse.Namespace) -> str:

@@ -15,30 +15,28 @@ from typing import Any
 
 import pytest
 
-from autograder.tests import suite_report
-
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
 # Tests that grade test the grader on its own runtime, whatever runtime their notebooks name
 # (a Colab-saved fixture would otherwise need Colab's runtime built); test_runtime_choice.py
 # grades with --runtime auto and each built runtime explicitly.
 os.environ["LEARN_JAX_GRADE_RUNTIME"] = "tools"
+# One reference cache for the whole run, grade's and release's default: each reference answer
+# runs once per runtime however many tests grade it, and each generated course is made once.
+# `make test` names one that `release --check` filled before; else one for this run (the
+# controlling process makes it before pytest-xdist's workers start, which inherit it).
+REFERENCE_CACHE_MADE = not os.environ.get("LEARN_JAX_REFERENCE_CACHE")
+if REFERENCE_CACHE_MADE:
+    os.environ["LEARN_JAX_REFERENCE_CACHE"] = tempfile.mkdtemp(prefix="learn-jax-references-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's reference cache where this process made it."""
+    if REFERENCE_CACHE_MADE and not hasattr(config, "workerinput"):
+        shutil.rmtree(os.environ["LEARN_JAX_REFERENCE_CACHE"], ignore_errors=True)
 
 
 TIMING_GROUP = "timing"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--chapter NN``: only the tests of one chapter; ``--suite-report PATH``."""
-    parser.addoption("--chapter", metavar="NN", default=None,
-                     help="run only the tests about one chapter (its number or stem): its "
-                     "notebook, its exercise and wrong answers, its hints, on every runtime")
-    suite_report.add_options(parser)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Register the suite report (suite_report.py): where the time goes, printed at the end."""
-    config.pluginmanager.register(suite_report.SuiteReport(config), "suite-report")
 
 
 def chapter_stem(asked: str) -> str:
@@ -60,8 +58,9 @@ def about_chapter(nodeid: str, stem: str) -> bool:
 
 
 def keep_chapter(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With ``--chapter``, deselect every test that is not about that chapter."""
-    asked = config.getoption("chapter")
+    """With ``--chapter`` (an option of suite_report.py), deselect every test that is not
+    about that chapter."""
+    asked = config.getoption("chapter", None)
     if not asked:
         return
     stem = chapter_stem(asked)

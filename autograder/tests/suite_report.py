@@ -5,22 +5,27 @@ tear-down, module fixtures included), how many Jupyter kernels and exercise-harn
 started, and how busy the workers were; it counts the checks that ran on each runtime (exercise
 sources, questions, wrong answers) so that a faster suite is seen to check as much as before.
 
-Processes are counted from outside them: a thread in each test process lists ``/proc`` and
-counts the new processes below it (through sandboxes and runtimes' ``bwrap`` too) by what they
-run, a kernel (``ipykernel``) or the exercise harness. Each test's counts travel to the
-controlling process in the test's report (``user_properties``), so the report is the same with
-pytest-xdist workers or without them.
+Processes are counted from outside them: a watcher process beside each test process lists
+``/proc`` and counts the new processes below it (through sandboxes and runtimes' ``bwrap``
+too) by what they run, a kernel (``ipykernel``) or the exercise harness. Each test's counts
+travel to the controlling process in the test's report (``user_properties``), so the report
+is the same with pytest-xdist workers or without them.
 
 The report is printed at the end of the run and written as JSON (``--suite-report PATH``,
-default ``_build/suite-report.json``).
+default ``_build/suite-report.json``). This module is a pytest plugin that pyproject.toml
+loads (``-p autograder.tests.suite_report``), so its options exist however pytest is called.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
-import threading
+import re
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,31 +47,16 @@ def note_checks(entry: dict[str, Any]) -> None:
     _CHECKS.append(entry)
 
 
-class ProcessCounter:
-    """Counts the processes started below this one, by kind, from ``/proc``: a thread scans
-    every ``interval`` seconds, and :meth:`scan` scans at once (before and after a test)."""
+class ProcessScan:
+    """One view of the processes below ``root``: it remembers each process it saw (by pid and
+    start time) with its parent, so that a child still counts as below ``root`` after the
+    process between them ended."""
 
-    def __init__(self, interval: float = 0.25) -> None:
-        self.root = os.getpid()
+    def __init__(self, root: int) -> None:
+        self.root = root
         self.parents: dict[tuple[int, int], int] = {}  # (pid, start time) -> parent pid
-        self.counts: collections.Counter[str] = collections.Counter()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, args=(interval,), daemon=True,
-                                        name="suite-report-processes")
-
-    def start(self) -> None:
-        """Start scanning in the background (no-op where ``/proc`` is missing)."""
-        if Path("/proc/self/stat").exists():
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Stop the background scan."""
-        self._stop.set()
-
-    def _loop(self, interval: float) -> None:
-        while not self._stop.wait(interval):
-            self.scan()
+        self.found: set[tuple[str, int, int]] = set()  # (kind, pid, start time)
+        self.waiting: list[tuple[int, int]] = []  # processes seen running bwrap
 
     @staticmethod
     def _stat(pid: int) -> tuple[int, int] | None:
@@ -78,61 +68,128 @@ class ProcessCounter:
         fields = raw[raw.rindex(b")") + 2:].split()  # after the command name, which may hold )
         return int(fields[1]), int(fields[19])
 
-    def _is_below(self, ppid: int, pids: dict[int, int]) -> bool:
+    def _is_below(self, ppid: int, parents: dict[int, int]) -> bool:
         for _ in range(64):  # a process chain is never this deep
             if ppid == self.root:
                 return True
-            if ppid <= 1 or ppid not in pids:
+            if ppid <= 1 or ppid not in parents:
                 return False
-            ppid = pids[ppid]
+            ppid = parents[ppid]
         return False
 
-    def scan(self) -> None:
-        """Count the processes below this one that appeared since the last scan."""
-        with self._lock:
+    def scan(self) -> list[tuple[str, int, int]]:
+        """Look at ``/proc`` once; return the processes of a counted kind found new."""
+        try:
+            names = os.listdir("/proc")
+        except OSError:
+            return []
+        alive: dict[int, int] = {}
+        fresh = []
+        for name in names:
+            if not name.isdigit():
+                continue
+            stat = self._stat(int(name))
+            if stat is None:
+                continue
+            pid, (ppid, started) = int(name), stat
+            alive[pid] = ppid
+            if (pid, started) not in self.parents:
+                self.parents[(pid, started)] = ppid
+                fresh.append((pid, started))
+        known = {pid: ppid for (pid, _), ppid in self.parents.items()}
+        known.update(alive)
+        new = []
+        # A sandbox or runtime's bwrap becomes the kernel by exec (same pid): a process still
+        # running bwrap is looked at again until it runs something else (or ends).
+        waiting, self.waiting = [*self.waiting, *fresh], []
+        for pid, started in waiting:
+            if pid not in alive or not self._is_below(alive[pid], known):
+                continue
             try:
-                names = os.listdir("/proc")
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             except OSError:
-                return
-            alive: dict[int, int] = {}
-            fresh = []
-            for name in names:
-                if not name.isdigit():
-                    continue
-                pid = int(name)
-                stat = self._stat(pid)
-                if stat is None:
-                    continue
-                ppid, started = stat
-                alive[pid] = ppid
-                if (pid, started) not in self.parents:
-                    self.parents[(pid, started)] = ppid
-                    fresh.append(pid)
-            # Parents seen earlier but gone now still link their children to this process.
-            known = {pid: ppid for (pid, _), ppid in self.parents.items()}
-            known.update(alive)
-            for pid in fresh:
-                if not self._is_below(alive[pid], known):
-                    continue
-                try:
-                    command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-                except OSError:
-                    continue
-                for kind, marker in KINDS.items():
-                    if marker.encode() in command:
-                        self.counts[kind] += 1
-                        break
+                continue
+            if Path(argv[0].decode(errors="replace")).name == "bwrap":
+                self.waiting.append((pid, started))
+                continue
+            command = b" ".join(argv)
+            for kind, marker in KINDS.items():
+                if marker.encode() in command:
+                    new.append((kind, pid, started))
+                    break
+        self.found.update(new)
+        return new
+
+
+def watch(root: int, log: Path, interval: float) -> None:
+    """Scan every ``interval`` seconds while ``root`` lives, appending each counted process
+    found below it to ``log`` (``kind<TAB>pid<TAB>start time``)."""
+    view = ProcessScan(root)
+    with log.open("a") as out:
+        while Path(f"/proc/{root}").exists():
+            for kind, pid, started in view.scan():
+                out.write(f"{kind}\t{pid}\t{started}\n")
+            out.flush()
+            time.sleep(interval)
+
+
+class ProcessCounter:
+    """Counts the processes started below this one, by kind, from ``/proc``.
+
+    A watcher process of its own (:func:`watch`) scans every ``interval`` seconds, so that a
+    kernel that lives a second is seen, and :meth:`snapshot` scans once more in this process.
+    The watcher is a process, not a thread: a timing test in this process would see a thread
+    of ours as code running beside the answer it measures (and rightly fail it).
+    """
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.view = ProcessScan(os.getpid())
+        self.log: Path | None = None
+        self._watcher: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the watcher (no-op where ``/proc`` is missing)."""
+        if not Path("/proc/self/stat").exists():
+            return
+        handle, name = tempfile.mkstemp(prefix="learn-jax-processes-", suffix=".tsv")
+        os.close(handle)
+        self.log = Path(name)
+        self._watcher = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from autograder.tests.suite_report import watch;"
+             " from pathlib import Path; watch(int(sys.argv[1]), Path(sys.argv[2]), "
+             "float(sys.argv[3]))", str(os.getpid()), name, str(self.interval)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p)))
+
+    def stop(self) -> None:
+        """Stop the watcher and remove its log."""
+        if self._watcher is not None:
+            self._watcher.terminate()
+            self._watcher.wait()
+            self._watcher = None
+        if self.log is not None:
+            self.log.unlink(missing_ok=True)
 
     def snapshot(self) -> dict[str, int]:
-        """The counts so far, after a scan."""
-        self.scan()
-        with self._lock:
-            return dict(self.counts)
+        """How many processes of each kind were started below this one so far."""
+        if not Path("/proc/self/stat").exists():
+            return {}
+        self.view.scan()
+        found = set(self.view.found)
+        if self.log is not None:
+            with contextlib.suppress(OSError):
+                for line in self.log.read_text().splitlines():
+                    kind, pid, started = line.split("\t")
+                    found.add((kind, int(pid), int(started)))
+        return dict(collections.Counter(kind for kind, _, _ in found))
 
 
 def runtime_of(nodeid: str) -> str:
     """The runtime a test ran on, from its id's parameters (``-`` when it names none)."""
-    params = nodeid.partition("[")[2].rstrip("]")
+    nodeid = re.sub(r"@[\w.\-]+(\[[^\]]*\])?$", "", nodeid)  # xdist's "@group" suffix
+    params = nodeid.partition("[")[2].rpartition("]")[0]
     for word in params.replace("/", "-").split("-"):
         if word in RUNTIME_WORDS:
             return word
@@ -276,7 +333,16 @@ class SuiteReport:
         write(f"report: {self.config.getoption('suite_report')}")
 
 
-def add_options(parser: pytest.Parser) -> None:
-    """``--suite-report PATH``: where the JSON goes (conftest.py's ``pytest_addoption``)."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The suite's own options: ``--suite-report PATH`` (where the JSON goes) and
+    ``--chapter NN`` (conftest.py keeps only that chapter's tests)."""
     parser.addoption("--suite-report", default=str(ROOT / "_build" / "suite-report.json"),
                      help="where the suite report's JSON is written")
+    parser.addoption("--chapter", metavar="NN", default=None,
+                     help="run only the tests about one chapter (its number or stem): its "
+                     "notebook, its exercise and wrong answers, its hints, on every runtime")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the report's plugin object."""
+    config.pluginmanager.register(SuiteReport(config), "suite-report-counts")

@@ -75,3 +75,22 @@ def test_the_real_suite_keeps_a_module_on_one_worker() -> None:
     ran = _workers("autograder/tests/test_layout.py", "autograder/tests/test_progress.py")
     assert set(ran) == {"test_layout", "test_progress"}, ran
     assert all(len(workers) == 1 for workers in ran.values()), ran
+
+
+def test_chapter_option_keeps_the_tests_that_name_the_chapter() -> None:
+    """Does ``--chapter 05`` keep a test whose parameters name 05_jit (its notebook, exercise
+    source, wrong-answer folder, on any runtime) and drop one naming another chapter or none,
+    and is an unknown chapter a usage error naming the chapters?"""
+    import pytest
+
+    from autograder.tests.conftest import about_chapter, chapter_stem
+
+    assert chapter_stem("05") == chapter_stem("5") == chapter_stem("05_jit") == "05_jit"
+    kept = ["t.py::test_chapter_runs[colab-05_jit]", "t.py::test_x[notebooks/05_jit]",
+            "t.py::test_released[05_jit]@exercise[05_jit]", "t.py::test_y[05_jit.ipynb]"]
+    dropped = ["t.py::test_chapter_runs[colab-11_performance]", "t.py::test_layout",
+               "t.py::test_z[newest]", "t.py::test_w[05_jitter]"]
+    assert [about_chapter(n, "05_jit") for n in kept] == [True] * len(kept)
+    assert [about_chapter(n, "05_jit") for n in dropped] == [False] * len(dropped)
+    with pytest.raises(pytest.UsageError, match="01_arrays"):
+        chapter_stem("99")

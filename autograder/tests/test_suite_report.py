@@ -22,23 +22,31 @@ def test_runtime_and_module_are_read_from_a_test_id() -> None:
     assert runtime_of("autograder/tests/test_hint_corpus.py::test_y[newest-05_jit]") == "newest"
     assert runtime_of("autograder/tests/test_exercises.py::test_z[05_jit]") == "-"
     assert runtime_of("autograder/tests/test_layout.py::test_w") == "-"
+    assert runtime_of("test_small.py::test_k[colab]@test_small[colab]") == "colab"
+    assert runtime_of("test_small.py::test_k[05_jit]@exercise[05_jit]") == "-"
     assert module_of("autograder/tests/test_runtimes.py::test_x[colab]") == "test_runtimes"
 
 
 def test_counter_counts_kernels_started_below_this_process() -> None:
     """Does the process counter count a child (and a grandchild) whose command line is a
-    kernel's, and nothing for a child that is not?"""
+    kernel's, and nothing for a child that is not, with no thread of its own in this process
+    (a timing test would take one for code running beside the answer)?"""
+    import threading
+
+    threads = threading.active_count()
     counter = ProcessCounter(interval=0.05)
     counter.start()
     try:
         before = counter.snapshot()
         sleeper = "import time; time.sleep(1.0)"
+        # The middle process's own command line must not name the kernel's module.
         grandchild = (f"import subprocess, sys; subprocess.run([sys.executable, '-c', "
-                      f"{sleeper!r}, 'ipykernel_launcher'])")
+                      f"{sleeper!r}, 'ipy' + 'kernel_launcher'])")
         procs = [subprocess.Popen([sys.executable, "-c", sleeper, "ipykernel_launcher"]),
                  subprocess.Popen([sys.executable, "-c", grandchild]),
                  subprocess.Popen([sys.executable, "-c", sleeper, "something-else"])]
         time.sleep(0.6)
+        assert threading.active_count() == threads
         for proc in procs:
             proc.wait()
         after = counter.snapshot()
@@ -70,15 +78,14 @@ def test_report_adds_up_modules_runtimes_and_kernels_under_xdist(tmp_path: Path)
     workers, and totals that add up?"""
     suite = tmp_path / "suite"
     suite.mkdir()
-    (suite / "conftest.py").write_text("from autograder.tests.conftest import *  # noqa\n"
-                                       "from autograder.tests.conftest import pytest_configure"
-                                       "  # noqa\n")
+    (suite / "conftest.py").write_text("from autograder.tests.conftest import *  # noqa\n")
     (suite / "test_small.py").write_text(_SUITE)
     out = tmp_path / "report.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "-n", "2", "--dist", "loadgroup", "--rootdir", str(suite),
+                           "-p", "autograder.tests.suite_report",
                            "--suite-report", str(out), str(suite)],
                           capture_output=True, text=True, cwd=suite, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
