@@ -237,7 +237,7 @@ TOPICS = [
      r"debug_nans|debug_infs|checkify"),
     ("jax.debug.print", r"jax\.debug\.print", r"jax\.debug\.print\("),
     ("pytrees", r"pytrees?\b|jax\.tree\b|jax\.tree\.map", r"jax\.tree\.|register_"),
-    ("timing", r"\btiming\b|\btimed\b|%timeit|block_until_ready|timing\.compare|medians",
+    ("timing", r"\btiming\b|%timeit|block_until_ready|timing\.compare|medians",
      r"%timeit|perf_counter|timing\.compare\("),
 ]
 REACH = 100  # characters between a topic and the reference it belongs to, at most
