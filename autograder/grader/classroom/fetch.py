@@ -884,18 +884,38 @@ def take_notebooks(repo: Path, commit: str, dest: Path, limits: Limits | None = 
     shutil.rmtree(dest, ignore_errors=True)  # what an earlier fetch copied there
     dest.mkdir(parents=True)
     written = 0
-    for path, blob in taking:
-        data = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", blob],
-                              capture_output=True, timeout=CLONE_TIMEOUT,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}).stdout
-        try:
-            (dest / path).parent.mkdir(parents=True, exist_ok=True)
-            with open(dest / path, "xb") as fh:  # exclusive: never over a file or a link
-                fh.write(data[:sizes[blob]])
-        except OSError as exc:
-            left_out.append(f"{path} (cannot be written: {exc.strerror})")
-            continue
-        written += 1
+    reader = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL,
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    timer = threading.Timer(CLONE_TIMEOUT, reader.kill)
+    timer.start()
+    try:
+        assert reader.stdin is not None and reader.stdout is not None
+        for path, blob in taking:  # one object asked, one read: no pipe fills up
+            reader.stdin.write(f"{blob}\n".encode())
+            reader.stdin.flush()
+            header = reader.stdout.readline().split()
+            if header[1:2] != [b"blob"] or int(header[2]) != sizes[blob]:
+                raise FetchError(f"git cat-file gave something else for {path}")
+            data = reader.stdout.read(sizes[blob] + 1)[:-1]  # the object, then a newline
+            try:
+                (dest / path).parent.mkdir(parents=True, exist_ok=True)
+                with open(dest / path, "xb") as fh:  # exclusive: never over a file or a link
+                    fh.write(data)
+            except OSError as exc:
+                left_out.append(f"{path} (cannot be written: {exc.strerror})")
+                continue
+            written += 1
+    except (OSError, ValueError, IndexError):
+        raise FetchError("git cat-file stopped while the notebooks were read") from None
+    finally:
+        timer.cancel()
+        reader.kill()
+        for pipe in (reader.stdin, reader.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close() if pipe else None
+        reader.wait()
     return written, left_out
 
 
