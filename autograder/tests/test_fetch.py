@@ -815,7 +815,8 @@ def test_a_decision_by_commit_time_is_named_and_can_be_refused(
         tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Attacks, deadline 23:59: eve's last commit, dated 23:00, is one no push in GitHub's
     activity covers (the list ran out before it), and gus's activity is empty: is each taken
-    by its commit time but named JUDGED BY COMMIT TIME in the summary and its progress line?
+    by its commit time but named JUDGED BY COMMIT TIME in the terminal's summary, its
+    progress line and a grading run's summary.md?
     With --require-push-times, is each refused by name (exit 1, folder not written) while the
     honest twin ann, whose pushes cover every commit, is taken by push in both runs?"""
     remotes = tmp_path / "remotes"
@@ -846,6 +847,11 @@ def test_a_decision_by_commit_time_is_named_and_can_be_refused(
                             "taken)")
     assert "BY COMMIT TIME" in next(x for x in printed.out.splitlines() if "] eve:" in x)
     assert "BY COMMIT TIME" not in next(x for x in printed.out.splitlines() if "] ann:" in x)
+    from autograder.grader.reports import deadline_section
+
+    summary = "\n".join(deadline_section(tmp_path / "out" / "fetched.csv"))
+    assert "Judged by commit time, which a learner can set" in summary
+    assert summary.rstrip().endswith(": eve, gus.")
 
     with FakeGitHub("classroom", pages, activity) as api:
         code = main([*args, "--out", str(tmp_path / "strict"), "--api-url", api.url,

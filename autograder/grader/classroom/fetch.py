@@ -19,11 +19,21 @@ for a login on the roster (case-insensitive, as GitHub's are): ``jax-hw1-redo-ad
 another assignment's repository, not a learner ``redo-ada-l``. Every repository it does not
 take is listed with why, in the terminal and in ``OUT/not_taken.csv`` (``repository, login,
 reason``), with the rostered learners who have no repository. Without ``--roster`` every
-``<PREFIX>-<name>`` repository is taken, with a warning. Each taken repository is cloned
-(``git clone --depth 1``) into a temporary folder and its notebooks copied into
-``OUT/<login>/``, keeping their paths inside the repository, so that
-``python -m autograder grade OUT`` grades them as that learner's. ``OUT/fetched.csv`` records
-which commit of which repository each learner's notebooks came from. ``--jobs N`` clones N
+``<PREFIX>-<name>`` repository is taken, with a warning. A name is not enough: a learner who
+may create or rename repositories in the organisation can give one any name, so a repository
+is taken as ``<login>``'s only when GitHub lists ``<login>`` as its owner or one of its direct
+collaborators (``GET /repos/{owner}/{repo}/collaborators?affiliation=direct``; the
+instructor's invitation makes them one) and lists no other rostered learner;
+``--trust-names`` skips that question. Each taken repository is cloned
+(``git clone --depth 1 --no-checkout``) into a temporary folder and its notebooks written
+from git's objects into ``OUT/<login>/``, keeping their paths inside the repository, so that
+``python -m autograder grade OUT`` grades them as that learner's. What one repository may
+bring is bounded (:class:`Limits`, each with an option: the git data a clone receives, its
+objects' count and unpacked size, the files and folders of the commit taken, each notebook's
+size and depth and their total): a repository past a limit is refused by name before
+anything of it is written, and a notebook past its own is left out by name.
+``OUT/fetched.csv`` records which commit of which repository each learner's notebooks came
+from. ``--jobs N`` clones N
 repositories at a time; API calls and clones are retried with backoff on GitHub's transient
 refusals (HTTP 5xx, 429, a secondary rate limit's 403) and on git's transient network
 failures; each repository done is a progress line ``[k/N]``.
@@ -40,8 +50,11 @@ is on time but which GitHub received after the deadline is counted as ``backdate
 date says on time, its push says late) and reported in the terminal. The commits after the
 one taken are counted late and not taken. ``fetched.csv`` then also records
 ``commit_time``, ``deadline``, ``late_commits``, ``last_commit_time``, ``pushed_at``,
-``last_pushed_at``, ``backdated`` and ``decided_by`` (``push`` or ``commit time``); ``grade``
-copies it into its results and ``summary.md`` lists the late ones. ``--commit-times`` decides
+``last_pushed_at``, ``backdated``, ``decided_by`` (``push`` or ``commit time``) and
+``by_commit_time`` (how many commits were judged by commit time although the activity was
+read: no push it lists covers them; named in the summary, refused with
+``--require-push-times``); ``grade`` copies it into its results and ``summary.md`` lists
+the late ones and those judged by commit time. ``--commit-times`` decides
 by commit times alone, for a server without the activity API (a learner can set those by
 hand: say so before using them to defend a penalty).
 
@@ -137,7 +150,7 @@ class Limits:
 
 # fetched.csv's columns after student, repository, commit, notebooks (with --deadline only)
 FETCHED_DEADLINE = ("commit_time", "deadline", "late_commits", "last_commit_time",
-                    "pushed_at", "last_pushed_at", "backdated", "decided_by")
+                    "pushed_at", "last_pushed_at", "backdated", "decided_by", "by_commit_time")
 
 
 class FetchError(Exception):
@@ -1091,7 +1104,8 @@ def _write_records(done: Fetched, out: Path) -> None:
             t = done.taken.get(student)
             writer.writerow([student, name, commit, copied,
                              *((t.time, t.deadline, t.late, t.last_time, t.pushed,
-                                t.last_pushed, t.backdated, t.decided_by) if t else ())])
+                                t.last_pushed, t.backdated, t.decided_by, t.by_commit_time)
+                               if t else ())])
     with open(out / NOT_TAKEN, "w", newline="") as fh:
         writer = SafeCsvWriter(fh)
         writer.writerow(["repository", "login", "reason"])
