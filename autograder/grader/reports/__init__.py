@@ -205,6 +205,11 @@ def deadline_section(path: Path) -> list[str]:
                   + (f"graded at {md(r['commit'][:12])} of {md(r['commit_time'])}"
                      if r.get("commit") else "nothing was committed by the deadline")
                   for r in sorted(late, key=lambda r: r["student"])]
+    by_time = sorted(r["student"] for r in rows if (r.get("by_commit_time") or "0") != "0")
+    if by_time:
+        lines += ["", f"Judged by commit time, which a learner can set (no push GitHub's "
+                      f"activity lists covers the commit; `fetch --require-push-times` refuses "
+                      f"these): {', '.join(md(s) for s in by_time)}."]
     return lines
 
 
