@@ -60,6 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moodle-gradebook", type=Path, metavar="FILE",
                         help="Moodle's gradebook export (plain text): grades-moodle.csv is "
                              "that file with the course's scores filled into its items")
+    parser.add_argument("--moodle-maximum", type=parse_maximum, metavar="A=POINTS,...",
+                        help="the maximum grade of each assignment's Moodle item (Moodle's "
+                             "import reads points on that scale); default: what the unpacked "
+                             "grading worksheet or the gradebook export says")
     parser.add_argument("--overrides", type=Path, metavar="FILE",
                         help="hand-set scores, CSV student,assignment,question,score,reason "
                              f"(kept in the results folder as {KEPT_OVERRIDES} for regrades)")
@@ -93,6 +97,28 @@ def parse_assignments(text: str) -> list[str]:
     return names
 
 
+def parse_maximum(text: str) -> dict[str, float]:
+    """``"03_prng=100, 04_grad=50"`` as assignment -> maximum grade.
+
+    Raises:
+        argparse.ArgumentTypeError: not such a list, or a maximum that is not a number > 0.
+    """
+    found: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        try:
+            points = float(value)
+        except ValueError:
+            points = -1.0
+        if not name.strip() or not points > 0 or points == float("inf"):
+            raise argparse.ArgumentTypeError(f"{part!r}: expected ASSIGNMENT=POINTS, such as "
+                                             "03_prng=100")
+        found[name.strip()] = points
+    if not found:
+        raise argparse.ArgumentTypeError("expected ASSIGNMENT=POINTS, such as 03_prng=100")
+    return found
+
+
 def parse_now(text: str) -> datetime:
     """An ISO 8601 time with its UTC offset.
 
@@ -124,6 +150,7 @@ class Inputs:
     now: datetime | None = None  # None: the current time
     replace_scores: bool = False
     replace_excused: bool = False
+    moodle_maximum: dict[str, float] = field(default_factory=dict)
 
 
 def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = None) -> Inputs:
@@ -153,7 +180,8 @@ def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = N
         term=read_term(term, known) if term else None,
         assignments=chosen or None, now=getattr(args, "now", None),
         replace_scores=bool(getattr(args, "replace_lms_scores", False)),
-        replace_excused=bool(getattr(args, "replace_lms_excused", False)))
+        replace_excused=bool(getattr(args, "replace_lms_excused", False)),
+        moodle_maximum=dict(getattr(args, "moodle_maximum", None) or {}))
 
 
 def _per_question(results: list[Result], applied: list[Applied]) -> dict[tuple[str, str, str],
@@ -221,4 +249,5 @@ def classroom(shown: list[Result], inputs: Inputs, applied: list[Applied] | None
                      canvas_columns=inputs.canvas_columns, applied=list(applied or []),
                      override_problems=list(problems or []), moodle=inputs.moodle,
                      decisions=found, replace_scores=inputs.replace_scores,
-                     replace_excused=inputs.replace_excused)
+                     replace_excused=inputs.replace_excused,
+                     moodle_maximum=dict(inputs.moodle_maximum))

@@ -91,7 +91,6 @@ MAX_NOTEBOOK = MAX_BYTES  # grade's own limit for one notebook
 MAX_TOTAL = 2 * 1024**3  # notebooks read from one zip, in bytes
 ROSTER = "lms-roster.csv"
 TAKEN, NOT_TAKEN, NO_SUBMISSION = "taken", "not taken", "no submission"
-CANVAS_TEST_STUDENT = ("Student, Test", "Test Student")  # Student View's learner
 
 # Canvas: <name>[_LATE]_<user id | anon_id>_<attachment id>_<file>  (content_zipper.rb)
 _CANVAS_FILE = re.compile(r"^(?P<slug>.*?)(?P<late>_LATE)?_(?P<user>\d+|anon_[A-Za-z0-9]+)_"
@@ -156,8 +155,7 @@ def canvas_learners(path: Path) -> dict[str, Learner]:
         ValueError: not a Canvas export, or one ID on two rows.
     """
     book = read_canvas_gradebook(path)
-    cid, name = book.column("ID"), book.column("Student")
-    sis = [book.column(c) for c in ("SIS User ID", "SIS Login ID") if book.column(c) >= 0]
+    cid = book.column("ID")
     found: dict[str, Learner] = {}
     for row in book.students:
         user = row[cid].strip()
@@ -165,9 +163,8 @@ def canvas_learners(path: Path) -> dict[str, Learner]:
             continue
         if user in found:
             raise ValueError(f"Canvas gradebook {path}: the ID {user} is on two rows")
-        who = row[name].strip()
-        test = who in CANVAS_TEST_STUDENT and not any(row[c].strip() for c in sis)
-        found[user] = Learner(user, user, who, test_student=test)
+        found[user] = Learner(user, user, book.name(row),
+                              test_student=book.is_test_student(row))
     return found
 
 
