@@ -300,7 +300,7 @@ def test_a_notebook_left_as_released_is_never_zero_before_the_due_time():
 @pytest.mark.parametrize(("text", "message"), [
     ("[assignment.01_arrays]\nreleased = 2026-09-01T09:00:00+02:00\n", "line 1: "
      "[assignment.01_arrays] has no due time"),
-    ("\n[assignment.01_arrays]\ndue = 2026-09-14\n", "line 2: due = 2026-09-14 is a date"),
+    ("\n[assignment.01_arrays]\ndue = 2026-09-14\n", "line 3: due = 2026-09-14 is a date"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00\n", "has no UTC offset"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\nclosed = 2026-09-01T00:00:00Z\n",
      "closed (2026-09-01T00:00:00+00:00) is before due"),
@@ -311,7 +311,7 @@ def test_a_notebook_left_as_released_is_never_zero_before_the_due_time():
      "assignment = \"01_arrays\"\n", "line 4: [[excused]] needs reason"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\n[[extension]]\nstudent = \"a\"\n"
      "assignment = \"02_pure_functions\"\ndue = 2026-09-20T00:00:00Z\n",
-     "line 3: [[extension]] names assignment '02_pure_functions', which has no"),
+     "line 5: [[extension]] names assignment '02_pure_functions', which has no"),
     ("[assignment.01_arrays\n", "not TOML"),
 ])
 def test_a_bad_term_file_is_refused_naming_the_file_and_line(tmp_path: Path, text: str,
