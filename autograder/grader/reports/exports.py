@@ -408,6 +408,13 @@ def write_moodle(results: Iterable[Result], path: Path,
         return _moodle_from_gradebook(ordered, path, classroom, classroom.moodle)
     book = score_grid(ordered, classroom)
     found = decisions_of(ordered, classroom)
+    blind = sorted(k for k, d in found.items() if d.state == "missing" and d.score is not None)
+    if blind:  # points for missing work, written over whatever Moodle holds: refused
+        path.unlink(missing_ok=True)
+        return ExportReport([], [f"grades-moodle.csv refused: it would write the term's missing "
+                                 f"points for {len(blind)} learner(s) (first {blind[0][0]}, "
+                                 f"{blind[0][1]}) over any score typed into Moodle; give "
+                                 "Moodle's own export (--moodle-gradebook)"])
     students = [s for s in book.students if s in _placed(ordered, found)]
 
     def row(student: str) -> list[str]:
