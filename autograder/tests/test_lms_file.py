@@ -54,9 +54,7 @@ def test_canvas_with_split_names_and_semicolons_round_trips(tmp_path: Path):
     assert book.name(book.students[0]) == "Lovelace, Ada" and book.points_possible(7) == 12
     result = Result("7301", "03_prng", "x.ipynb", score=10.5, max_score=12,
                     questions=[QuestionResult("q1", 10.5, 12, "failed")])
-    from datetime import UTC, datetime
 
-    from autograder.grader.classroom.classlist import Classroom
 
     found = decide([result], None, datetime.now(UTC))
     write_canvas([result], tmp_path / "out.csv", Classroom(canvas=book, decisions=found))
