@@ -486,6 +486,11 @@ def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: P
     summary = (out / "summary.md").read_text()
     assert "**7302**: 03_prng: late: late in Canvas" in summary  # no time typed by hand
     assert "penalty is taken twice" in summary
+    # the excused learner and the one given the term's missing points each get a page
+    assert "excused (medical certificate)" in (out / "7303" / "03_prng" / "feedback.html"
+                                               ).read_text()
+    assert "Not submitted: not submitted (no notebook found)" in (
+        out / "7304" / "03_prng" / "feedback.html").read_text()
 
     # Moodle: both folder styles (a folder per learner, and the files flat), the worksheet's
     # maximum (100) and late time.

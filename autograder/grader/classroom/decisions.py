@@ -201,11 +201,14 @@ def read_marks(records: list[Path]) -> tuple[dict[tuple[str, str], LmsLate],
 def check_names(inputs: Inputs, students: set[str], known: list[str] | None) -> None:
     """Refuse a term file or overrides file naming a learner nobody has (no submission, not
     on the roster, not in the LMS's gradebook or unpack's record) or an assignment the course
-    does not have, with the file and line.
+    does not have, with the file and line. Without any list of learners (no roster, no LMS
+    file) a learner with no submission is taken as named (work handed in by e-mail).
 
     Raises:
         ValueError: the first such name.
     """
+    listed = (inputs.roster is not None or inputs.canvas is not None
+              or inputs.moodle is not None or bool(inputs.lms_learners))
     names = {s.casefold() for s in students} | inputs.lms_learners
     if inputs.roster is not None:
         for e in inputs.roster.entries:
@@ -221,7 +224,7 @@ def check_names(inputs: Inputs, students: set[str], known: list[str] | None) -> 
     if inputs.term is not None:
         for (kind, student, _), line in sorted(inputs.term.lines.items(),
                                                         key=lambda kv: kv[1]):
-            if student not in names:
+            if listed and student not in names:
                 raise ValueError(f"term file {inputs.term.path}: line {line}: [[{kind}]] names "
                                  f"student {student!r}, who has no submission and is in no "
                                  "roster or LMS file given (a typo? the GitHub username or "
@@ -231,7 +234,7 @@ def check_names(inputs: Inputs, students: set[str], known: list[str] | None) -> 
         if known is not None and o.assignment not in known:
             raise ValueError(f"{where}: unknown assignment {o.assignment!r}; known: "
                              f"{', '.join(known)}")
-        if o.student.casefold() not in names:
+        if listed and o.student.casefold() not in names:
             raise ValueError(f"{where}: student {o.student!r} has no submission and is in no "
                              "roster or LMS file given (a typo?)")
 

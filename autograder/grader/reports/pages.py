@@ -92,16 +92,16 @@ def show_decisions(out: Path, results: Iterable[Result],
                    decisions: dict[tuple[str, str], Decision],
                    applied: Iterable[Applied]) -> int:
     """Write each result's decisions into its feedback page under ``out``; return how many
-    pages changed. A page that is a link, or not a regular file, is left alone. Every
-    learner with a recorded result and no page (excused, given the term's ``missing``
-    points) gets a page of its own saying why."""
+    pages changed. A page that is a link, or not a regular file, is left alone. A learner
+    excused or given the term's ``missing`` points, with no page, gets a page of its own
+    saying why."""
     by_pair: dict[tuple[str, str], list[Applied]] = {}
     for a in applied:
         by_pair.setdefault((a.student, a.assignment), []).append(a)
     changed = 0
     results = list(results)
     for key, d in sorted(decisions.items()):
-        if d.excused or d.score is not None:
+        if d.excused or (d.state == "missing" and d.score is not None):
             r = next((r for r in results if (r.student, r.assignment) == key),
                      Result(key[0], key[1], "", max_score=d.max_score))
             lines = decision_lines(r, d, by_pair.get(key, []))
