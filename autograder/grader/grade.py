@@ -368,6 +368,11 @@ def run(args: argparse.Namespace) -> int:
             f" for {', '.join(inputs.assignments)}" if inputs.assignments else ""),
             file=sys.stderr)
         return 2
+    try:  # the term and overrides files name only learners who exist
+        decisions.check_names(inputs, {s.student for s in subs}, known)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.shard:
         k, n = args.shard
         subs = [s for s in subs if shard_of(s.student, n) == k]

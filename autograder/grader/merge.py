@@ -18,6 +18,7 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.grader.classroom import decisions
@@ -92,7 +93,8 @@ def read_results(folder: Path, key: bytes | None = None
     return found
 
 
-def merge(folders: list[Path], out: Path, key: bytes | None = None) -> list[Result]:
+def merge(folders: list[Path], out: Path, key: bytes | None = None,
+          check: Callable[[set[str]], None] | None = None) -> list[Result]:
     """Copy every result folder of ``folders`` into ``out``; return the results. With
     ``key`` (default: :data:`~autograder.grader.manifest.KEY_VARIABLE` from the
     environment), only shards whose manifest it signed are merged, and ``out`` gets a
@@ -111,6 +113,8 @@ def merge(folders: list[Path], out: Path, key: bytes | None = None) -> list[Resu
                                  f"student {key_[0]}, assignment {key_[1]}: merge each shard "
                                  "once, from one grading run")
             merged.setdefault(key_, (result, where))
+    if check is not None:  # before anything is copied
+        check({student for student, _ in merged})
     for (student, assignment), (_, where) in merged.items():
         dest = out / student / assignment  # names checked: inside out
         if dest.resolve() != where.resolve():
@@ -130,8 +134,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     try:
-        inputs = decisions.read_inputs(args, args.out, assignments(args.source))
-        results = merge(args.results, args.out)
+        known = assignments(args.source)
+        inputs = decisions.read_inputs(args, args.out, known, args.results)
+        results = merge(args.results, args.out,
+                        check=lambda students: decisions.check_names(inputs, students, known))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

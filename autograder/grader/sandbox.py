@@ -30,6 +30,7 @@ result says ``"isolation": "none"``.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -48,6 +49,10 @@ KERNEL_UID_BASE = 1_500_000_000
 MEMORY_BYTES = 4 * 2**30  # RLIMIT_DATA: heap and private mappings (XLA works under it)
 FILE_BYTES = 64 * 2**20  # RLIMIT_FSIZE: the largest file the kernel may write
 TMP_BYTES = 64 * 2**20  # size of the private /tmp
+# Files and folders the private /tmp may hold: each costs kernel memory that its size does not
+# count (a tmpfs has no inode limit of its own below half the machine's memory pages).
+TMP_INODES = 8192
+TMP_MOUNT = ".tmp"  # the private /tmp's mount point inside the kernel's runtime directory
 PROCESSES = 512  # RLIMIT_NPROC per kernel's uid (threads count: JAX starts a few dozen)
 OPEN_FILES = 1024
 _KEEP_ENV = ("LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "PYTHONUNBUFFERED")
@@ -153,10 +158,13 @@ def _ancestors(paths: list[Path]) -> list[Path]:
 
 
 def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | None = None,
-                 python: str | None = None, system: Path | None = None) -> list[str]:
+                 python: str | None = None, system: Path | None = None,
+                 tmp: Path | None = None) -> list[str]:
     """The ``bwrap`` arguments (without the command) for a kernel using ``runtime_dir``, and
     reading the shared compilation cache ``compiled`` (bound read-only) when given. As root,
-    the kernel runs as ``uid`` (default :func:`kernel_uid` of this process).
+    the kernel runs as ``uid`` (default :func:`kernel_uid` of this process). ``tmp`` is the
+    private tmpfs :func:`private_tmp` mounted (bound at ``/tmp``); None: bubblewrap's own
+    tmpfs, limited in size only.
 
     For another runtime's kernel, ``python`` is its interpreter (its installation is bound
     instead of the grader's) and ``system`` the root whose ``/usr``, ``/etc`` and top-level
@@ -184,7 +192,10 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | Non
     runtime = runtime_dir.resolve()
     shared = compiled.resolve() if compiled is not None and compiled.is_dir() else None
     # /tmp first: binds below it (a scratch course directory) must stay visible.
-    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    if tmp is not None:
+        args += ["--bind", str(tmp), "/tmp"]
+    else:
+        args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     # bwrap creates missing parent directories 0700: make them traversable for nobody.
     for parent in _ancestors([*roots, runtime, *([shared] if shared else [])]):
         if parent != Path("/tmp") and not any(parent == r or r in parent.parents
@@ -217,6 +228,50 @@ def sandbox_args(runtime_dir: Path, compiled: Path | None = None, uid: int | Non
     return args
 
 
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+
+
+def private_tmp(runtime_dir: Path, size: int = TMP_BYTES, inodes: int = TMP_INODES
+                ) -> Path | None:
+    """Mount the kernel's ``/tmp``: a tmpfs of ``size`` bytes and ``inodes`` files and folders,
+    at ``runtime_dir/.tmp`` in a mount namespace of this process's own (gone with the last
+    process in it, the kernel's sandbox), for :func:`sandbox_args` to bind at ``/tmp``.
+
+    Bubblewrap's ``--tmpfs`` takes a size but no inode limit, and the kernel memory an empty
+    file costs is counted by neither: a kernel could hold hundreds of megabytes with files of
+    no bytes. As root the namespace is a plain mount namespace; otherwise it is in a user
+    namespace of this user's (bubblewrap then makes its own inside it). Call it from a process
+    with one thread, just before it execs ``bwrap``.
+
+    Returns:
+        The mount point, or None where no namespace of our own can be made (a container
+        without the right to mount, a set-uid bubblewrap where user namespaces are not
+        allowed): the sandbox then uses bubblewrap's tmpfs, with its size limit only.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    where = runtime_dir / TMP_MOUNT
+    uid, gid = os.geteuid(), os.getegid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        where.mkdir(exist_ok=True)
+        if libc.unshare(_CLONE_NEWNS | (0 if uid == 0 else _CLONE_NEWUSER)) != 0:
+            return None
+        if uid != 0:  # this user is itself in the new namespace: bubblewrap maps it again
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+        options = f"size={size},nr_inodes={inodes},mode=1777".encode()
+        if (libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0
+                or libc.mount(b"learn-jax-tmp", str(where).encode(), b"tmpfs",
+                              _MS_NOSUID | _MS_NODEV, options) != 0):
+            raise OSError(ctypes.get_errno(), "mount")
+    except OSError:
+        return None
+    return where
+
+
 def set_limits() -> None:
     """Apply the kernel's resource limits to this process (inherited by what it execs)."""
     limits = {resource.RLIMIT_DATA: MEMORY_BYTES, resource.RLIMIT_FSIZE: FILE_BYTES,
@@ -231,13 +286,16 @@ def set_limits() -> None:
 
 
 def kernel_command(connection_file: str, extra: list[str], compiled: Path | None = None,
-                   python: str | None = None, system: Path | None = None) -> list[str]:
+                   python: str | None = None, system: Path | None = None,
+                   tmp: Path | None = None) -> list[str]:
     """The full command that runs an ipykernel for ``connection_file`` in the sandbox (with
     the shared compilation cache ``compiled`` read-only, when given; on another runtime's
-    interpreter ``python`` and system root ``system``, when given)."""
+    interpreter ``python`` and system root ``system``, when given; with ``tmp``, the private
+    tmpfs of :func:`private_tmp`, as ``/tmp``)."""
     runtime = Path(connection_file).resolve().parent
     kernel_python = interpreter() if python is None else runtime_interpreter(python)
-    return [*sandbox_args(runtime, compiled, python=python, system=system), kernel_python,
+    return [*sandbox_args(runtime, compiled, python=python, system=system, tmp=tmp),
+            kernel_python,
             "-m", "ipykernel_launcher", "-f", str(Path(connection_file).resolve()), *extra]
 
 
@@ -410,7 +468,9 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == [PYTHON_OPTION] and len(args) > 1:
         python, args = args[1], args[2:]
     if args[:1] == [RUN_OPTION] and len(args) > 3 and args[2] == "--":
-        command = [*sandbox_args(Path(args[1]), python=python, system=system), *args[3:]]
+        tmp = private_tmp(Path(args[1]))
+        command = [*sandbox_args(Path(args[1]), python=python, system=system, tmp=tmp),
+                   *args[3:]]
         set_limits()
         os.execv(command[0], command)
     compiled = None
@@ -430,7 +490,8 @@ def main(argv: list[str] | None = None) -> None:
     if _as_nobody():  # this kernel's own uid (this launcher's PID stays bwrap's)
         os.chown(Path(connection_file).parent, kernel_uid(), kernel_uid())
         os.chown(connection_file, kernel_uid(), kernel_uid())
-    command = kernel_command(connection_file, args[1:], compiled, python, system)
+    tmp = private_tmp(Path(connection_file).resolve().parent)
+    command = kernel_command(connection_file, args[1:], compiled, python, system, tmp)
     set_limits()
     os.execv(command[0], command)
 

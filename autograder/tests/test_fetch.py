@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import random
+import re
 import subprocess
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.grader.classroom import fetch as classroom_fetch
-from autograder.grader.classroom.fetch import FetchError, clone, git_env, student_of
+from autograder.grader.classroom.fetch import NOT_TAKEN, FetchError, clone, git_env, student_of
 
 TOKEN = "ghp_fakeTOKENfor-tests-0123456789"
 NOTEBOOK = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -48,18 +50,28 @@ def _remote(root: Path, name: str, files: dict[str, str], links: dict[str, str] 
     return bare.as_uri()
 
 
+def _learner(name: str) -> str:
+    """The login a classroom's repository ``name`` ends with (after ``hw1-`` or
+    ``jax-hw1-``, any case): whom the instructor invited to it."""
+    return re.sub(r"^(?:jax-)?hw\d+-", "", name, flags=re.IGNORECASE)
+
+
 class FakeGitHub:
     """A stand-in for GitHub's REST API for token ``TOKEN``: ``GET /orgs/{org}/repos`` serves
     ``pages``; ``GET /repos/{full_name}/activity`` serves ``activity[name]`` (the branch's
-    pushes, two a page, the next page through a ``Link`` header, as GitHub pages it); the
-    first requests fail as ``failures`` says (status, message, headers), as a busy GitHub
-    does. Records the requests' paths."""
+    pushes, two a page, the next page through a ``Link`` header, as GitHub pages it);
+    ``GET /repos/{full_name}/collaborators?affiliation=direct`` serves
+    ``collaborators[name]``, else the learner its name ends with (:func:`_learner`), as the
+    instructor's invitation made them, one a page; the first requests fail as ``failures``
+    says (status, message, headers), as a busy GitHub does. Records the requests' paths."""
 
     def __init__(self, org: str, pages: list[list[dict]],
                  activity: dict[str, list[dict]] | None = None,
-                 failures: list[tuple[int, str, dict[str, str]]] | None = None) -> None:
+                 failures: list[tuple[int, str, dict[str, str]]] | None = None,
+                 collaborators: dict[str, list[str]] | None = None) -> None:
         self.org, self.pages, self.requests = org, pages, []
         self.activity, self.failures = activity or {}, list(failures or [])
+        self.collaborators = collaborators or {}
         self.full_names = {str(r.get("full_name")) for page in pages for r in page}
         fake = self
 
@@ -89,6 +101,17 @@ class FakeGitHub:
                         headers["Link"] = (f'<{fake.url}{url.path}?ref=refs%2Fheads%2Fmain&'
                                            f'after={start + 2}>; rel="next"')
                     self._send(200, items[start:start + 2], headers)
+                elif (len(parts) == 4 and parts[0] == "repos" and parts[3] == "collaborators"
+                      and f"{parts[1]}/{parts[2]}" in fake.full_names):
+                    assert query["affiliation"] == ["direct"]
+                    people = fake.collaborators.get(parts[2], [_learner(parts[2])])
+                    start = int(query.get("page", ["1"])[0]) - 1
+                    headers = {}
+                    if start + 1 < len(people):
+                        headers["Link"] = (f'<{fake.url}{url.path}?affiliation=direct&'
+                                           f'page={start + 2}>; rel="next"')
+                    self._send(200, [{"login": login, "type": "User"}
+                                     for login in people[start:start + 1]], headers)
                 else:
                     self._send(404, {"message": "Not Found"})
 
@@ -171,8 +194,10 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
                      "--api-url", api.url, "--jobs", "3"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert [urllib.parse.urlsplit(r).query for r in api.requests] == [
-        f"per_page=100&page={n}" for n in (1, 2, 3)]
+    assert [urllib.parse.urlsplit(r).query for r in api.requests if r.startswith("/orgs/")
+            ] == [f"per_page=100&page={n}" for n in (1, 2, 3)]
+    assert sorted(r.split("?")[0] for r in api.requests if "/collaborators" in r) == [
+        f"/repos/classroom/{n}/collaborators" for n in ("HW1-Carol", "hw1-alice", "hw1-dave")]
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == ["Carol/01_arrays.ipynb", "alice/exercises/01_arrays.ipynb",
                      "alice/exercises/02_pure_functions.ipynb", "fetched.csv",
@@ -265,6 +290,7 @@ def test_token_reaches_git_only_through_its_environment(tmp_path: Path,
         return subprocess.CompletedProcess(argv, 0, "0" * 40 + "\n", "")
 
     monkeypatch.setattr(classroom_fetch.subprocess, "run", fake_run)
+    monkeypatch.setattr(classroom_fetch, "check_objects", lambda repo, limits: None)  # no clone
     url = "https://github.com/classroom/hw1-alice.git"
     assert clone(url, tmp_path / "a", TOKEN, "https://api.github.com") == "0" * 40
     header = "Authorization: Basic " + base64.b64encode(
@@ -543,7 +569,7 @@ def test_a_busy_api_is_tried_again(tmp_path: Path, token: str,
                      str(tmp_path / "out"), "--api-url", api.url])
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert len(api.requests) == 5  # three refused, the page, the empty page
+    assert len(api.requests) == 6  # three refused, the page, the empty page, collaborators
     assert (tmp_path / "out" / "alice" / "01_arrays.ipynb").is_file()
     with FakeGitHub("classroom", [[]], failures=[(403, "Resource not accessible", {})]) as api:
         code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out",
@@ -562,7 +588,7 @@ def test_a_transient_git_failure_is_tried_again(tmp_path: Path,
 
     def flaky(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess:
         calls.append(argv)
-        if argv[1] == "clone" and failing.pop() if failing else False:
+        if "clone" in argv and failing.pop() if failing else False:
             Path(argv[-1]).mkdir(parents=True)  # what a failed clone can leave behind
             return subprocess.CompletedProcess(argv, 128, b"", b"fatal: unable to access "
                                                b"'x': The requested URL returned error: 502\n")
@@ -571,11 +597,11 @@ def test_a_transient_git_failure_is_tried_again(tmp_path: Path,
     monkeypatch.setattr(classroom_fetch.subprocess, "run", flaky)
     remote = _remote(tmp_path / "remotes", "hw1-alice", {"01_arrays.ipynb": NOTEBOOK})
     assert len(clone(remote, tmp_path / "a", TOKEN, "https://api.github.com")) == 40
-    assert sum(a[1] == "clone" for a in calls) == 2
+    assert sum("clone" in a for a in calls) == 2
     calls.clear()
     with pytest.raises(FetchError, match="git clone"):
         clone((tmp_path / "none.git").as_uri(), tmp_path / "b", TOKEN, "https://api.github.com")
-    assert sum(a[1] == "clone" for a in calls) == 1
+    assert sum("clone" in a for a in calls) == 1
 
 
 def test_the_wait_before_a_retry(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -613,3 +639,228 @@ def test_run_git_tries_a_transient_failure_again(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(FetchError, match=r"git push failed: ! \[rejected\]") as caught:
         classroom_fetch.run_git(["git", "push"], {}, TOKEN, "git push")
     assert len(runs) == 1 and TOKEN not in str(caught.value)
+
+
+def _roster_of(path: Path, *logins: str) -> Path:
+    return _roster(path, "identifier,github_username\n"
+                   + "".join(f"s{i},{login}\n" for i, login in enumerate(logins)))
+
+
+def test_a_repository_is_a_learners_by_what_github_says_not_its_name(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attacks: mallory made (or renamed) a repository hw1-alice whose only collaborator is
+    mallory, and hw1-bob lists bob and mallory (both on the roster): is neither taken, each
+    named with who GitHub lists (exit 1), alice's and bob's folders not written? Honest twins:
+    is hw1-carol (carol and a teaching assistant not on the roster) taken, and hw1-dave (dave,
+    on the API's second page of collaborators)? And does --trust-names take by name alone,
+    saying so?"""
+    remotes = tmp_path / "remotes"
+    names = ("hw1-alice", "hw1-bob", "hw1-carol", "hw1-dave")
+    pages = [[_repo(n, _remote(remotes, n, {"01_arrays.ipynb": NOTEBOOK})) for n in names]]
+    people = {"hw1-alice": ["mallory"], "hw1-bob": ["bob", "mallory"],
+              "hw1-carol": ["carol", "ta-sam"], "hw1-dave": ["instructor-x", "dave"]}
+    roster = _roster_of(tmp_path / "roster.csv", "alice", "bob", "carol", "dave", "mallory")
+    out = tmp_path / "out"
+    with FakeGitHub("classroom", pages, collaborators=people) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
+                     "--api-url", api.url, "--roster", str(roster)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert ("hw1-alice: GitHub does not list alice as a collaborator of classroom/hw1-alice "
+            "(it lists mallory)") in err
+    assert "hw1-bob: classroom/hw1-bob also lists mallory (on the roster)" in err
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["carol", "dave"]
+    assert sum("/hw1-dave/collaborators" in r for r in api.requests) == 2  # two pages
+    reasons = {r["repository"]: r["reason"] for r in csv.DictReader((out / NOT_TAKEN).open())}
+    assert "does not list alice" in reasons["hw1-alice"]
+
+    with FakeGitHub("classroom", pages, collaborators=people) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
+                     "--api-url", api.url, "--roster", str(roster), "--trust-names"])
+    err = capsys.readouterr().err
+    assert code == 0 and "--trust-names" in err
+    assert not any("/collaborators" in r for r in api.requests)
+    assert (out / "alice" / "01_arrays.ipynb").is_file()
+
+
+def _plumb(bare: Path, *args: str, data: bytes = b"") -> str:
+    """git's plumbing ``args`` in the bare repository ``bare``, fed ``data``; what it said."""
+    return subprocess.run(["git", "--git-dir", str(bare), *args], input=data, check=True,
+                          capture_output=True).stdout.decode().strip()
+
+
+def _crafted(root: Path, name: str, tree: Callable[[Path], str]) -> str:
+    """A bare repository ``root/name.git`` whose main branch is one commit of the tree that
+    ``tree(bare)`` writes with git's plumbing (as an attacker would, no work tree); its
+    file:// address."""
+    bare = root / f"{name}.git"
+    _git("init", "--quiet", "--bare", str(bare))
+    commit = _git("--git-dir", str(bare), "commit-tree", tree(bare), "-m", "crafted").strip()
+    _plumb(bare, "update-ref", "refs/heads/main", commit)
+    return bare.as_uri()
+
+
+def _one_blob_many_times(bare: Path) -> str:
+    """A tree naming one 0.9 MB notebook 300 times: a few kB of git, 270 MB checked out."""
+    notebook = json.dumps({"cells": [], "metadata": {"pad": "0" * 900_000}, "nbformat": 4,
+                           "nbformat_minor": 5}).encode()
+    blob = _plumb(bare, "hash-object", "-w", "--stdin", data=notebook)
+    return _plumb(bare, "mktree", data="".join(
+        f"100644 blob {blob}\tcopy-{i:03}.ipynb\n" for i in range(300)).encode())
+
+
+def _folders_in_folders(bare: Path) -> str:
+    """Six levels of ten folders of the level below, ten notebooks at the bottom: a million
+    notebooks named by seven small trees."""
+    tree = _plumb(bare, "mktree", data="".join(
+        f"100644 blob {_plumb(bare, 'hash-object', '-w', '--stdin', data=NOTEBOOK.encode())}"
+        f"\tn{i}.ipynb\n" for i in range(10)).encode())
+    for _ in range(5):
+        tree = _plumb(bare, "mktree", data="".join(
+            f"040000 tree {tree}\td{i}\n" for i in range(10)).encode())
+    return tree
+
+
+def _folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _fetched(out: Path, repos: list[dict], *options: str) -> tuple[int, dict[str, str]]:
+    """Fetch ``repos`` from a fake organisation into ``out`` with ``options``: the exit status
+    and each repository not taken with why (not_taken.csv)."""
+    with FakeGitHub("classroom", [repos]) as api:
+        code = main(["fetch", "--org", "classroom", "--prefix", "hw1", "--out", str(out),
+                     "--api-url", api.url, *options])
+    refused = {r["repository"]: r["reason"] for r in csv.DictReader((out / NOT_TAKEN).open())}
+    return code, refused
+
+
+def test_a_tree_that_expands_is_refused_before_it_is_written(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attacks, each refused by name with the option that changes its limit (exit 1), its
+    learner's folder left as it was: one 0.9 MB notebook named 300 times in a tree (a few kB
+    of git, 270 MB checked out: over --max-notebooks-mb) and a million notebooks through six
+    levels of folders (over --max-files). Honest twin: is ann's work taken, her 1.5 MB
+    notebook (over --max-notebook-mb 1) and one 17 folders deep (over the default 16) left
+    out, each by name? And does the run write only ann's small notebook?"""
+    remotes = tmp_path / "remotes"
+    big = json.dumps({"cells": [], "metadata": {"pad": "x" * (3 * 2**19)}, "nbformat": 4,
+                      "nbformat_minor": 5})
+    deep = "/".join(f"d{i}" for i in range(17)) + "/deep.ipynb"
+    repos = [_repo("hw1-mallory", _crafted(remotes, "hw1-mallory", _one_blob_many_times)),
+             _repo("hw1-trudy", _crafted(remotes, "hw1-trudy", _folders_in_folders)),
+             _repo("hw1-ann", _remote(remotes, "hw1-ann", {
+                 "exercises/01_arrays.ipynb": NOTEBOOK, "exercises/02_big.ipynb": big,
+                 deep: NOTEBOOK}))]
+    out = tmp_path / "out"
+    (out / "mallory").mkdir(parents=True)
+    (out / "mallory" / "before.ipynb").write_text(NOTEBOOK)
+    code, refused = _fetched(out, repos, "--max-notebook-mb", "1")
+    printed = capsys.readouterr()
+    assert code == 1
+    assert set(refused) == {"hw1-mallory", "hw1-trudy"}, refused
+    assert "over 200 MB together (--max-notebooks-mb)" in refused["hw1-mallory"]
+    assert "more than 10000 files and folders" in refused["hw1-trudy"]
+    assert "(--max-files)" in refused["hw1-trudy"]
+    assert "could not fetch hw1-mallory" in printed.err
+    assert [p.name for p in (out / "mallory").iterdir()] == ["before.ipynb"]
+    assert not (out / "trudy").exists()
+    assert sorted(str(p.relative_to(out / "ann")) for p in (out / "ann").rglob("*.ipynb")
+                  ) == ["exercises/01_arrays.ipynb"]
+    line = next(x for x in printed.out.splitlines() if "] ann:" in x)
+    assert "exercises/02_big.ipynb (1.5 MB, over 1 MB, --max-notebook-mb)" in line
+    assert f"{deep} (more than 16 folders deep, --max-depth)" in line
+    assert _folder_size(out) < 2**16
+
+
+def test_too_much_git_data_is_refused(tmp_path: Path, token: str,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Attacks, each refused by name with its option (exit 1), nothing of it written: 3 MB of
+    random bytes (over --max-repository-mb 2: the clone stops there), 300 files (over
+    --max-objects 200) and 12 MB of zeros (a small pack, over --max-unpacked-mb 10). Honest
+    twin: are ben's 50 notebooks in five folders all taken?"""
+    remotes = tmp_path / "remotes"
+    noise = base64.b64encode(random.randbytes(3 * 2**20 // 4 * 3)).decode()
+    repos = [_repo("hw1-oscar", _remote(remotes, "hw1-oscar", {"data.txt": noise})),
+             _repo("hw1-olga", _remote(remotes, "hw1-olga", {
+                 f"notes/{i}.txt": str(i) for i in range(300)})),
+             _repo("hw1-zed", _remote(remotes, "hw1-zed", {"zeros.txt": "0" * 12 * 2**20})),
+             _repo("hw1-ben", _remote(remotes, "hw1-ben", {
+                 f"exercises/week{i % 5}/{i:02}.ipynb": NOTEBOOK.replace("{}", f'{{"n": {i}}}')
+                 for i in range(50)}))]
+    out = tmp_path / "out"
+    code, refused = _fetched(out, repos, "--max-repository-mb", "2", "--max-objects", "200",
+                             "--max-unpacked-mb", "10")
+    capsys.readouterr()
+    assert code == 1
+    assert set(refused) == {"hw1-oscar", "hw1-olga", "hw1-zed"}, refused
+    assert "more than 2 MB of git data (--max-repository-mb)" in refused["hw1-oscar"]
+    assert "more than 200 git objects (--max-objects)" in refused["hw1-olga"]
+    assert "more than 10 MB of git objects unpacked (--max-unpacked-mb)" in refused["hw1-zed"]
+    assert not any((out / n).exists() for n in ("oscar", "olga", "zed"))
+    assert len(list((out / "ben").rglob("*.ipynb"))) == 50
+
+
+@pytest.mark.parametrize("option", ["--max-files", "--max-notebook-mb"])
+def test_a_limit_below_one_is_a_usage_error(option: str, tmp_path: Path, token: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Is a limit of 0 refused before anything is fetched (exit 2), naming its option?"""
+    assert main(["fetch", "--org", "o", "--prefix", "p", "--out", str(tmp_path / "out"),
+                 option, "0"]) == 2
+    assert f"{option} must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_decision_by_commit_time_is_named_and_can_be_refused(
+        tmp_path: Path, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attacks, deadline 23:59: eve's last commit, dated 23:00, is one no push in GitHub's
+    activity covers (the list ran out before it), and gus's activity is empty: is each taken
+    by its commit time but named JUDGED BY COMMIT TIME in the terminal's summary, its
+    progress line and a grading run's summary.md?
+    With --require-push-times, is each refused by name (exit 1, folder not written) while the
+    honest twin ann, whose pushes cover every commit, is taken by push in both runs?"""
+    remotes = tmp_path / "remotes"
+    v = [json.dumps({"cells": [], "metadata": {"v": i}, "nbformat": 4, "nbformat_minor": 5})
+         for i in range(2)]
+    eve = _timed_remote(remotes, "hw1-eve", [("2026-03-01T20:00:00+01:00", v[0]),
+                                             ("2026-03-01T23:00:00+01:00", v[1])])
+    gus = _timed_remote(remotes, "hw1-gus", [("2026-03-01T21:00:00+01:00", v[1])])
+    ann = _timed_remote(remotes, "hw1-ann", [("2026-03-01T20:00:00+01:00", v[0]),
+                                             ("2026-03-01T23:30:00+01:00", v[1])])
+    e, a = _commits(eve), _commits(ann)
+    activity = {"hw1-eve": [_push(e[0], "2026-03-01T19:01:00Z")], "hw1-gus": [],
+                "hw1-ann": [_push(a[0], "2026-03-01T19:01:00Z"),
+                            _push(a[1], "2026-03-01T22:31:00Z", a[0])]}
+    pages = [[_repo("hw1-eve", eve), _repo("hw1-gus", gus), _repo("hw1-ann", ann)]]
+    args = ["fetch", "--org", "classroom", "--prefix", "hw1", "--deadline",
+            "2026-03-01T23:59:00+01:00"]
+    with FakeGitHub("classroom", pages, activity) as api:
+        code = main([*args, "--out", str(tmp_path / "out"), "--api-url", api.url])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out/fetched.csv").open())}
+    assert {s: (r["commit"], r["decided_by"]) for s, r in rows.items()} == {
+        "eve": (e[1], "commit time"), "gus": (_commits(gus)[0], "commit time"),
+        "ann": (a[1], "push")}
+    (warning,) = [x for x in printed.err.splitlines() if "JUDGED BY COMMIT TIME" in x]
+    assert warning.endswith("eve (1 commit(s), the one taken), gus (1 commit(s), the one "
+                            "taken)")
+    assert "BY COMMIT TIME" in next(x for x in printed.out.splitlines() if "] eve:" in x)
+    assert "BY COMMIT TIME" not in next(x for x in printed.out.splitlines() if "] ann:" in x)
+    from autograder.grader.reports import deadline_section
+
+    summary = "\n".join(deadline_section(tmp_path / "out" / "fetched.csv"))
+    assert "Judged by commit time, which a learner can set" in summary
+    assert summary.rstrip().endswith(": eve, gus.")
+
+    with FakeGitHub("classroom", pages, activity) as api:
+        code = main([*args, "--out", str(tmp_path / "strict"), "--api-url", api.url,
+                     "--require-push-times"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "hw1-eve: 1 commit(s) no push in GitHub's activity covers" in err
+    assert "(--require-push-times)" in err and "hw1-gus" in err
+    assert sorted(p.name for p in (tmp_path / "strict").iterdir() if p.is_dir()) == ["ann"]
+    assert main([*args, "--out", str(tmp_path / "x"), "--commit-times",
+                 "--require-push-times"]) == 2
+    assert "give one of them" in capsys.readouterr().err

@@ -137,6 +137,63 @@ def test_memory_limit_holds(sandboxed: None, tmp_path: Path, name: str) -> None:
     assert proc.returncode == 0 and "limited" in proc.stdout, proc.stderr
 
 
+# Makes empty files in /tmp until one is refused (at most a million); prints how many.
+_FILE_FLOOD = """
+import errno
+made = 0
+try:
+    while made < 1_000_000:
+        open(f"/tmp/empty-{made}", "w").close()
+        made += 1
+    print("made", made, "none refused")
+except OSError as exc:
+    print("made", made, "refused", errno.errorcode.get(exc.errno))
+"""
+# Makes a few files with text in /tmp and a folder of it, as a kernel's libraries do.
+_FEW_FILES = """
+import os
+os.makedirs("/tmp/.cache/fonts", exist_ok=True)
+for i in range(300):
+    with open(f"/tmp/.cache/fonts/f{i}.txt", "w") as fh:
+        fh.write(str(i) * 100)
+total = sum(len(open(f"/tmp/.cache/fonts/f{i}.txt").read()) for i in range(300))
+print("made 300", total)
+"""
+
+
+def test_a_flood_of_empty_files_in_tmp_is_refused(sandboxed: None, tmp_path: Path) -> None:
+    """Attack: empty files made in the kernel's /tmp until one is refused (they take no bytes,
+    so only an inode limit stops them; each holds kernel memory): is the flood refused ("no
+    space") before TMP_INODES files, and is nothing of it left on the host after the run?"""
+    proc = _run(tmp_path, _FILE_FLOOD)
+    assert proc.returncode == 0, proc.stderr
+    said = proc.stdout.split()
+    assert said[0] == "made" and said[2:] == ["refused", "ENOSPC"], proc.stdout
+    assert 0 < int(said[1]) < sandbox.TMP_INODES
+    assert [p.name for p in (tmp_path / "runtime").iterdir()] == [sandbox.TMP_MOUNT]
+    assert not list((tmp_path / "runtime" / sandbox.TMP_MOUNT).iterdir())
+
+
+def test_a_few_files_in_tmp_are_written_and_read(sandboxed: None, tmp_path: Path) -> None:
+    """Honest twin of the flood: can a kernel write 300 files with text in a folder of /tmp
+    (as a library's cache does) and read them back?"""
+    proc = _run(tmp_path, _FEW_FILES)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["made", "300", str(sum(len(str(i) * 100)
+                                                            for i in range(300)))]
+
+
+def test_private_tmp_has_an_inode_limit(tmp_path: Path) -> None:
+    """Is the kernel's /tmp the launcher's own tmpfs with a size and an inode limit, bound in
+    place of bubblewrap's (which takes a size only), and bubblewrap's when none could be made?"""
+    own = sandbox.sandbox_args(tmp_path / "runtime", tmp=tmp_path / "runtime" / ".tmp")
+    assert ["--bind", str(tmp_path / "runtime" / ".tmp"), "/tmp"] == own[
+        own.index("/tmp") - 2:own.index("/tmp") + 1]
+    assert "--tmpfs" not in own[:own.index("/tmp")]
+    plain = sandbox.sandbox_args(tmp_path / "runtime")
+    assert plain[plain.index("--tmpfs"):plain.index("--tmpfs") + 2] == ["--tmpfs", "/tmp"]
+
+
 def test_python_reached_through_a_linked_folder_starts(sandboxed: None, tmp_path: Path
                                                        ) -> None:
     """When the grader's Python is reached through a link to its environment's folder (a

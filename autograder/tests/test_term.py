@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 from datetime import datetime
 from pathlib import Path
 
@@ -42,6 +43,8 @@ ROSTER = CLASSROOM / "roster-term.csv"
 CANVAS = CLASSROOM / "canvas-export-term.csv"
 MOODLE = CLASSROOM / "moodle-export-term.csv"
 KNOWN = ["01_arrays", "02_pure_functions", "03_prng"]
+TEST_STUDENT = "7399"  # Canvas's Test Student (Student View) in the Canvas fixtures
+MAXIMUM = {"01_arrays": 20.0, "02_pure_functions": 10.0, "03_prng": 12.0}  # Moodle's items
 LAB1, LAB2, LAB3 = ("Lab 1: Arrays (51201)", "Lab 2: Pure functions (51202)",
                     "Lab 3: PRNG (51203)")
 M1, M2, M3 = ("Assignment: Lab 1: Arrays (Real)", "Assignment: Lab 2: Pure functions (Real)",
@@ -92,7 +95,8 @@ def lms_changes(before: Path, export: Path, key: str) -> dict[tuple[str, str], s
     ko, kn = old[0].index(key), new[0].index(key)
     old_rows = {r[ko]: dict(zip(old[0], r, strict=False)) for r in old[1:] if r[ko].strip()}
     new_rows = {r[kn]: dict(zip(new[0], r, strict=False)) for r in new[1:] if r[kn].strip()}
-    assert new_rows.keys() == old_rows.keys()  # every learner row kept, none added
+    # every learner row kept, none added; Canvas's Test Student's row left out
+    assert new_rows.keys() == old_rows.keys() - {TEST_STUDENT}
     return {(k, h): cell for k, row in new_rows.items() for h, cell in row.items()
             if not _same(old_rows[k][h], cell)}
 
@@ -123,7 +127,7 @@ def run_step(results: list[Result], out: Path, canvas: Path, moodle: Path, now: 
     inputs = Inputs(roster=roster, canvas=read_canvas_gradebook(canvas),
                     moodle=read_moodle_gradebook(moodle), term=read_term(TERM, KNOWN),
                     overrides=list(overrides), assignments=assignments, now=at(now),
-                    replace_scores=replace_scores)
+                    replace_scores=replace_scores, moodle_maximum=MAXIMUM)
     shown, applied, problems = apply_overrides(results, inputs.overrides, roster)
     assert problems == []
     write_reports(shown, out, exports=["canvas", "moodle"],
@@ -297,7 +301,7 @@ def test_a_notebook_left_as_released_is_never_zero_before_the_due_time():
 @pytest.mark.parametrize(("text", "message"), [
     ("[assignment.01_arrays]\nreleased = 2026-09-01T09:00:00+02:00\n", "line 1: "
      "[assignment.01_arrays] has no due time"),
-    ("\n[assignment.01_arrays]\ndue = 2026-09-14\n", "line 2: due = 2026-09-14 is a date"),
+    ("\n[assignment.01_arrays]\ndue = 2026-09-14\n", "line 3: due = 2026-09-14 is a date"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00\n", "has no UTC offset"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\nclosed = 2026-09-01T00:00:00Z\n",
      "closed (2026-09-01T00:00:00+00:00) is before due"),
@@ -308,7 +312,7 @@ def test_a_notebook_left_as_released_is_never_zero_before_the_due_time():
      "assignment = \"01_arrays\"\n", "line 4: [[excused]] needs reason"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\n[[extension]]\nstudent = \"a\"\n"
      "assignment = \"02_pure_functions\"\ndue = 2026-09-20T00:00:00Z\n",
-     "line 3: [[extension]] names assignment '02_pure_functions', which has no"),
+     "line 5: [[extension]] names assignment '02_pure_functions', which has no"),
     ("[assignment.01_arrays\n", "not TOML"),
 ])
 def test_a_bad_term_file_is_refused_naming_the_file_and_line(tmp_path: Path, text: str,
@@ -360,3 +364,176 @@ def test_the_term_fixtures_are_written_as_each_lms_writes_them():
     assert b"(read only)" in raw and b",EX," in raw and b"Student, Test" in raw
     text = MOODLE.read_text()
     assert ",-," in text and "Last downloaded from this course" in text
+
+
+# ------------------------------------------- a term through the LMS's own files, both ways
+
+NOTES_CANVAS = CLASSROOM / "canvas-export-notes.csv"
+NOTES_MOODLE = CLASSROOM / "moodle-export-notes.csv"
+NOTES_WORKSHEET = CLASSROOM / "moodle-worksheet-term.csv"
+LMS_TERM = """\
+[assignment.01_arrays]
+due = 2026-09-14T23:59:00+02:00
+
+[assignment.03_prng]
+released = 2026-10-20T09:00:00+01:00
+due = 2026-11-03T23:59:00+01:00
+closed = 2026-11-10T23:59:00+01:00
+late_penalty = 10
+missing = 0
+
+[[excused]]
+student = "{excused}"
+assignment = "03_prng"
+reason = "medical certificate"
+"""
+
+
+def _lms_zip(path: Path, names: list[str]) -> Path:
+    """A bulk download holding ``names`` (written with ``writestr``, as a script would)."""
+    with zipfile.ZipFile(path, "w") as zf:
+        for name in names:
+            zf.writestr(name, b'{"cells": [], "nbformat": 4, "nbformat_minor": 5}')
+    return path
+
+
+def _cells(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))
+
+
+def _differing(before: Path, after: Path, key: str) -> dict[tuple[str, str], str]:
+    """Every cell of ``after`` that differs from the same cell (row by ``key``, column by
+    heading) of ``before``; fails on a row or heading ``before`` lacks."""
+    old, new = _cells(before), _cells(after)
+    ko, kn = old[0].index(key), new[0].index(key)
+    rows = {r[ko]: r for r in old[1:]}
+    found = {}
+    for row in new[1:]:
+        assert row[kn] in rows, row
+        for h, cell in zip(new[0], row, strict=True):
+            if cell != rows[row[kn]][old[0].index(h)]:
+                found[(row[kn], h)] = cell
+    return found
+
+
+def _lms_run(tmp_path: Path, lms: str, records: list[Path], gradebook: Path,
+             results: list[Result], excused: str, roster: Path | None = None) -> Path:
+    """Read the term's inputs as grade does (the unpack records beside them) and write the
+    reports and ``lms``'s import."""
+    from autograder.grader.classroom.decisions import check_names, read_marks
+
+    tmp_path.mkdir(exist_ok=True)
+    term = tmp_path / f"term-{lms}.toml"
+    term.write_text(LMS_TERM.format(excused=excused))
+    marks, maximum, learners = read_marks(records)
+    book = (read_canvas_gradebook(gradebook) if lms == "canvas"
+            else read_moodle_gradebook(gradebook))
+    inputs = Inputs(roster=read_roster(roster) if roster else None,
+                    canvas=book if lms == "canvas" else None,
+                    moodle=book if lms == "moodle" else None, term=read_term(term, KNOWN),
+                    now=at("2026-11-12T12:00:00+01:00"), moodle_maximum=maximum,
+                    marks=marks, lms_learners=learners)
+    check_names(inputs, {r.student for r in results}, KNOWN)
+    out = tmp_path / f"results-{lms}"
+    out.mkdir()
+    write_reports(results, out, exports=[lms], classroom=classroom(results, inputs))
+    return out
+
+
+def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: Path):
+    """A term through both LMSes' own files: Canvas's and Moodle's bulk downloads (both Moodle
+    folder styles, entries written with writestr), a Notes column with +, -, = and @ values,
+    Canvas's Test Student with its 40-hex SIS login, the LMS's late markers with no time typed
+    by hand, an excused learner, a score typed into Moodle. Is each import the LMS's file
+    with only the grader's cells changed (every other cell, quote and line ending as it
+    came), Moodle's full mark its item's maximum (100), the Moodle late work penalised by
+    the worksheet's time, Canvas's LATE listed for attention, the Test Student given no row;
+    and are a zip from the other LMS, a term file naming nobody and an overrides row with an
+    unquoted comma refused, naming the file and line?"""
+    from autograder.grader.classroom.classlist import read_overrides
+    from autograder.grader.classroom.lms_zips import (
+        UnpackError,
+        canvas_learners,
+        moodle_learners,
+        record_path,
+        unpack,
+    )
+
+    # Canvas: in, graded (synthetic results), back.
+    subs = tmp_path / "canvas-subs"
+    canvas_zip = _lms_zip(tmp_path / "canvas.zip", [
+        "lovelaceada_7301_90001_03_prng.ipynb", "chenbo_LATE_7302_90002_03_prng.ipynb",
+        "studenttest_7399_90009_03_prng.ipynb"])
+    with pytest.raises(UnpackError, match="no entry is named as Moodle names its download"):
+        unpack("moodle", canvas_zip, moodle_learners(NOTES_WORKSHEET), "03_prng", subs, KNOWN)
+    assert not subs.exists()  # refused: nothing written
+    rows = unpack("canvas", canvas_zip, canvas_learners(NOTES_CANVAS), "03_prng", subs, KNOWN)
+    taken = {r.student: r for r in rows if r.outcome == "taken"}
+    assert sorted(taken) == ["7301", "7302"] and taken["7302"].late == "yes"
+    assert any("Test Student" in r.reason for r in rows if r.lms_id == "7399")
+    out = _lms_run(tmp_path, "canvas", [record_path(subs, "03_prng")], NOTES_CANVAS,
+                   [graded("7301", "03_prng", 12, 12), graded("7302", "03_prng", 9, 12)], "7303",
+                   subs / "lms-roster.csv")
+    export = out / "grades-canvas.csv"
+    assert _differing(NOTES_CANVAS, export, "ID") == {
+        ("7301", LAB3): "12", ("7302", LAB3): "9", ("7303", LAB3): "EX", ("7304", LAB3): "0"}
+    before = NOTES_CANVAS.read_bytes().split(b"\r\n")
+    after = export.read_bytes().split(b"\r\n")
+    assert after[:2] == before[:2] and before[6].startswith(b"Test Student")
+    assert after[6:] == before[7:]  # the Test Student's row alone left out, CRLF kept
+    assert b',+1 bonus (office hours),' in after[2] and b',=see e-mail,' in after[4]
+    assert b'"@tutor: ""check"", then grade"' in after[5]
+    summary = (out / "summary.md").read_text()
+    assert "**7302**: 03_prng: late: late in Canvas" in summary  # no time typed by hand
+    assert "penalty is taken twice" in summary
+    # the excused learner and the one given the term's missing points each get a page
+    assert "excused (medical certificate)" in (out / "7303" / "03_prng" / "feedback.html"
+                                               ).read_text()
+    assert "Not submitted: not submitted (no notebook found)" in (
+        out / "7304" / "03_prng" / "feedback.html").read_text()
+
+    # Moodle: both folder styles (a folder per learner, and the files flat), the worksheet's
+    # maximum (100) and late time.
+    subs = tmp_path / "moodle-subs"
+    moodle_zip = _lms_zip(tmp_path / "moodle.zip", [
+        "Ada Lovelace_1234501_assignsubmission_file_/03_prng.ipynb",
+        "Bo Chen_1234502_assignsubmission_file_03_prng.ipynb",
+        "Cy Ito_1234503_assignsubmission_file/03_prng.ipynb"])
+    with pytest.raises(UnpackError, match="no entry is named as Canvas names"):
+        unpack("canvas", moodle_zip, canvas_learners(NOTES_CANVAS), "03_prng", subs, KNOWN)
+    rows = unpack("moodle", moodle_zip, moodle_learners(NOTES_WORKSHEET), "03_prng", subs,
+                  KNOWN)
+    folder = {r.name: r.student for r in rows if r.outcome == "taken"}
+    assert sorted(folder) == ["Ada Lovelace", "Bo Chen", "Cy Ito"]
+    record = record_path(subs, "03_prng")
+    results = [graded(folder["Ada Lovelace"], "03_prng", 12, 12),
+               graded(folder["Bo Chen"], "03_prng", 9, 12),
+               graded(folder["Cy Ito"], "03_prng", 6, 12)]
+    out = _lms_run(tmp_path, "moodle", [record], NOTES_MOODLE, results, "cy.ito@uni.example",
+                   subs / "lms-roster.csv")
+    export = out / "grades-moodle.csv"
+    # full marks are Moodle's 100; Bo 1 day 2 hours late: 2 started days, 20% off (9 -> 6.6
+    # of 12: 55); Cy excused (left, Moodle has no EX); Dee's hand-typed 15 kept, not a 0
+    assert _differing(NOTES_MOODLE, export, "Email address") == {
+        ("ada.lovelace@uni.example", "Assignment: Lab 3: PRNG (Real)"): "100",
+        ("bo.chen@uni.example", "Assignment: Lab 3: PRNG (Real)"): "55"}
+    assert [k[1:] for k in _kept(out)] == [("moodle", "03_prng", "15.00", "0")]  # Dee
+    text = export.read_text()
+    # copied as Moodle wrote them: quotes, "-" for no grade, values a spreadsheet would read
+    # as formulas
+    assert 'Cy,Ito,S0003,"Uni Example","=Informatics",cy.ito@uni.example,-,1790000000\n' in text
+    assert ',-Informatics,dee.okafor@uni.example,15.00,1790000000\n' in text
+    assert _cells(export)[0] == [
+        "First name", "Last name", "ID number", "Institution", "Department", "Email address",
+        "Assignment: Lab 3: PRNG (Real)", "Last downloaded from this course"]
+
+    # Refused: a term file naming nobody, an overrides row with an unquoted comma.
+    with pytest.raises(ValueError, match=r"term-moodle\.toml: line 12: \[\[excused\]\] names "
+                                         "student 'cy.itto@uni.example'"):
+        _lms_run(tmp_path / "typo", "moodle", [record], NOTES_MOODLE, results,
+                 "cy.itto@uni.example", subs / "lms-roster.csv")
+    bad = tmp_path / "overrides.csv"
+    bad.write_text("student,assignment,question,score,reason\n"
+                   "7301,03_prng,,10,regrade, accepted after review\n")
+    with pytest.raises(ValueError, match=r"overrides .*: line 2 has 6 cells, the header 5"):
+        read_overrides(bad)

@@ -32,38 +32,32 @@ wrong; nothing is guessed.
 from __future__ import annotations
 
 import copy
-import csv
-import io
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grader.classroom.lms_file import LmsFile, read_lms_file
 from autograder.grader.result import Result
 
 ROSTER_COLUMNS = ("identifier", "github_username", "github_id", "name")
 OVERRIDE_COLUMNS = ("student", "assignment", "question", "score", "reason")
 COLUMN_MAP_COLUMNS = ("assignment", "canvas_column")
-CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Integration ID", "Section")
+CANVAS_IDENTITY = ("Student", "LastName", "FirstName", "ID", "SIS User ID", "SIS Login ID",
+                   "Integration ID", "Section")
 CANVAS_POINTS_ROW = "Points Possible"
 READ_ONLY = "(read only)"
+CANVAS_TEST_NAMES = ("Student, Test", "Test Student")  # Student View's learner
+CANVAS_TEST_LOGIN = re.compile(r"[0-9a-f]{40}")  # the SIS login Canvas makes for it
 _CANVAS_TITLE = re.compile(r"^(?P<title>.*?)\s*\((?P<id>\d+)\)\s*$")
 
 
-def _read_csv(path: Path, what: str) -> list[list[str]]:
-    """The rows of the CSV at ``path`` (UTF-8, a byte-order mark allowed: Excel and Canvas
-    write one)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{what} {path}: not UTF-8 text (save it as CSV UTF-8)") from None
-    except OSError as exc:
-        raise ValueError(f"{what} {path}: {exc.strerror or type(exc).__name__}") from None
-    try:
-        return [row for row in csv.reader(io.StringIO(text, newline=""))]
-    except csv.Error as exc:
-        raise ValueError(f"{what} {path}: not CSV ({exc})") from None
+def _read_csv(path: Path, what: str) -> list[tuple[int, list[str]]]:
+    """(the line a record starts on, its cells) for every record of the CSV at ``path``
+    (UTF-8, a byte-order mark allowed: Excel and Canvas write one)."""
+    source = read_lms_file(path, what)
+    return [(r.line, r.values) for r in source.records]
 
 
 def _records(path: Path, what: str, columns: tuple[str, ...],
@@ -73,15 +67,20 @@ def _records(path: Path, what: str, columns: tuple[str, ...],
     rows = _read_csv(path, what)
     if not rows:
         raise ValueError(f"{what} {path}: empty file; expected the header {','.join(columns)}")
-    header = [h.strip() for h in rows[0]]
+    header = [h.strip() for h in rows[0][1]]
     missing = [c for c in required if c not in header]
     if missing:
         raise ValueError(f"{what} {path}: no {', '.join(missing)} column (the header must "
                          f"name {','.join(columns)})")
     out = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
+        extra = [cell for cell in row[len(header):] if cell.strip()]
+        if extra:
+            raise ValueError(f"{what} {path}: line {line} has {len(row)} cells, the header "
+                             f"{len(header)} (a comma inside a value? Put the value in "
+                             f"double quotes: \"{extra[0].strip()}...\")")
         cells = dict(zip(header, (cell.strip() for cell in row), strict=False))
         out.append((line, {c: cells.get(c, "") for c in columns}))
     return out
@@ -161,17 +160,45 @@ class CanvasGradebook:
 
     ``header`` and ``leading`` (the rows above the students: ``Points Possible`` and any
     ``Manual Posting`` row) are the file's own; ``students`` are the student rows, each as
-    long as the header.
+    long as the header. ``source`` is the file itself (:mod:`.lms_file`), ``rows`` the record
+    of ``source`` each student row is, so an import is that file with only its cells changed.
     """
 
     header: list[str]
     leading: list[list[str]]
     students: list[list[str]]
     identity: list[str] = field(default_factory=list)  # the identity columns present
+    source: LmsFile | None = None
+    rows: list[int] = field(default_factory=list)  # students[i] is source.records[rows[i]]
 
     def column(self, name: str) -> int:
         """The index of column ``name`` (-1 when absent)."""
         return self.header.index(name) if name in self.header else -1
+
+    def name(self, row: list[str]) -> str:
+        """The learner's name as the export gives it: ``Student``, or ``LastName,
+        FirstName`` where Canvas split the name into two columns."""
+        if self.column("Student") >= 0:
+            return row[self.column("Student")].strip()
+        last, first = self.column("LastName"), self.column("FirstName")
+        return ", ".join(row[c].strip() for c in (last, first) if c >= 0 and row[c].strip())
+
+    def is_test_student(self, row: list[str]) -> bool:
+        """Is ``row`` Canvas's Test Student (Student View)? Canvas names it ``Student, Test``
+        (``Test Student``) and gives it no SIS User ID; its SIS Login ID is empty or the
+        40-hex-digit login Canvas makes for it."""
+        sis_user = self.column("SIS User ID")
+        login = self.column("SIS Login ID")
+        if sis_user >= 0 and row[sis_user].strip():
+            return False
+        made = login >= 0 and CANVAS_TEST_LOGIN.fullmatch(row[login].strip()) is not None
+        bare = login < 0 or not row[login].strip()
+        return made or (bare and self.name(row) in CANVAS_TEST_NAMES)
+
+    def decimal_comma(self) -> bool:
+        """Does the export write numbers with a decimal comma (``20,00``), as Canvas does
+        with semicolons as separators?"""
+        return any(re.fullmatch(r"\d+,\d+", cell.strip()) for cell in self.points_row())
 
     def points_row(self) -> list[str]:
         """The ``Points Possible`` row ([] when the export has none)."""
@@ -198,30 +225,35 @@ class CanvasGradebook:
         """Column ``column``'s points possible, or None when the export does not say."""
         points = self.points_row()
         try:
-            value = float(points[column].strip())
+            value = float(points[column].strip().replace(",", "."))
         except (IndexError, ValueError):
             return None
         return value if math.isfinite(value) else None
 
 
 def read_canvas_gradebook(path: Path) -> CanvasGradebook:
-    """The Canvas gradebook export at ``path``.
+    """The Canvas gradebook export at ``path``: commas or semicolons as separators, the
+    learner's name in ``Student`` or split into ``LastName`` and ``FirstName``.
 
     Raises:
-        ValueError: not a Canvas export (the ``Student`` and ``ID`` columns must come first,
-            as Canvas writes them), or no student rows, or a row longer than the header.
+        ValueError: not a Canvas export (the name columns, then ``ID``, must come first, as
+            Canvas writes them), or no student rows, or a row longer than the header.
     """
-    rows = _read_csv(path, "Canvas gradebook")
+    source = read_lms_file(path, "Canvas gradebook")
+    rows = source.rows()
     if not rows:
         raise ValueError(f"Canvas gradebook {path}: empty file")
     header = [h.strip() for h in rows[0]]
-    if header[:2] != ["Student", "ID"] or "Section" not in header:
-        raise ValueError(f"Canvas gradebook {path}: expected Canvas's export (columns Student, "
-                         f"ID, SIS User ID, SIS Login ID, Section, then assignments); the "
-                         f"header starts {', '.join(header[:5])}")
+    if (header[:2] != ["Student", "ID"] and header[:3] != ["LastName", "FirstName", "ID"]
+            or "Section" not in header):
+        raise ValueError(f"Canvas gradebook {path}: expected Canvas's export (columns Student "
+                         f"(or LastName, FirstName), ID, SIS User ID, SIS Login ID, Section, "
+                         f"then assignments); the header starts {', '.join(header[:5])}")
     identity = [c for c in CANVAS_IDENTITY if c in header]
-    leading, students = [], []
-    for line, row in enumerate(rows[1:], start=2):
+    user = header.index("ID")
+    leading, students, where = [], [], []
+    for n, row in enumerate(rows[1:], start=1):
+        line = source.records[n].line
         if not any(cell.strip() for cell in row):
             continue
         if len(row) > len(header):
@@ -231,13 +263,15 @@ def read_canvas_gradebook(path: Path) -> CanvasGradebook:
         first = row[0].strip()
         # Above the students Canvas writes rows with no user id: "Points Possible", and
         # "Manual Posting" (or "Muted" in older exports) for assignments posted by hand.
-        if not students and not row[1].strip() and (first == CANVAS_POINTS_ROW or not first):
+        if not students and not row[user].strip() and (first == CANVAS_POINTS_ROW
+                                                       or not first):
             leading.append(row)
         else:
             students.append(row)
+            where.append(n)
     if not students:
         raise ValueError(f"Canvas gradebook {path}: no student rows")
-    return CanvasGradebook(header, leading, students, identity)
+    return CanvasGradebook(header, leading, students, identity, source, where)
 
 
 def read_column_map(path: Path) -> dict[str, str]:
@@ -272,10 +306,13 @@ _MOODLE_ITEM = re.compile(r"^(?P<kind>[^:]+):\s*(?P<title>.*?)\s*\((?P<shown>[^(
 
 @dataclass(frozen=True)
 class MoodleGradebook:
-    """A Moodle gradebook export (plain text), kept as Moodle wrote it."""
+    """A Moodle gradebook export (plain text), kept as Moodle wrote it (``source``; student
+    row ``i`` is its record ``rows[i]``)."""
 
     header: list[str]
     students: list[list[str]]
+    source: LmsFile | None = None
+    rows: list[int] = field(default_factory=list)
 
     def column(self, name: str) -> int:
         """The index of column ``name`` (-1 when absent)."""
@@ -286,14 +323,37 @@ class MoodleGradebook:
         return [i for i, h in enumerate(self.header) if h in MOODLE_USER_FIELDS
                 or h == MOODLE_TIME]
 
-    def item_columns(self) -> dict[int, str]:
-        """Column index -> grade item title, for the items graded in points (``(Real)``)."""
+    def item_columns(self, shown: str = "real") -> dict[int, str]:
+        """Column index -> grade item title, for the items shown as ``shown`` (``(Real)``:
+        in points)."""
         found = {}
         for i, heading in enumerate(self.header):
             match = _MOODLE_ITEM.match(heading)
-            if match and match["shown"].strip().casefold() == "real":
+            if match and match["shown"].strip().casefold() == shown:
                 found[i] = match["title"]
         return found
+
+    def maximum(self, column: int) -> float | None:
+        """The maximum of the item in ``column`` (a ``(Real)`` column), where the export
+        says it: the same item's ``(Percentage)`` column beside a grade above 0 gives it
+        (grade / percentage); None when no row does, or the rows disagree."""
+        heading = _MOODLE_ITEM.match(self.header[column])
+        if heading is None:
+            return None
+        twin = f"{heading['kind']}: {heading['title']} (Percentage)"
+        other = self.column(twin)
+        if other < 0:
+            return None
+        found = set()
+        for row in self.students:
+            try:
+                real = float(row[column].strip())
+                share = float(row[other].strip().rstrip("%").strip())
+            except ValueError:
+                continue
+            if real > 0 and share > 0:
+                found.add(round(real * 100 / share, 1))
+        return found.pop() if len(found) == 1 else None
 
 
 def read_moodle_gradebook(path: Path) -> MoodleGradebook:
@@ -303,7 +363,8 @@ def read_moodle_gradebook(path: Path) -> MoodleGradebook:
         ValueError: no user column to match learners by (``Email address``, ``ID number`` or
             ``Username``), no student rows, or a row longer than the header.
     """
-    rows = _read_csv(path, "Moodle gradebook")
+    source = read_lms_file(path, "Moodle gradebook")
+    rows = source.rows()
     if not rows:
         raise ValueError(f"Moodle gradebook {path}: empty file")
     header = [h.strip() for h in rows[0]]
@@ -311,17 +372,18 @@ def read_moodle_gradebook(path: Path) -> MoodleGradebook:
         raise ValueError(f"Moodle gradebook {path}: expected Moodle's export (Grades > Export > "
                          f"Plain text file) with an {' or '.join(MOODLE_KEYS)} column; the "
                          f"header starts {', '.join(header[:5])}")
-    students = []
-    for line, row in enumerate(rows[1:], start=2):
+    students, where = [], []
+    for n, row in enumerate(rows[1:], start=1):
         if not any(cell.strip() for cell in row):
             continue
         if len(row) > len(header):
-            raise ValueError(f"Moodle gradebook {path}: line {line} has {len(row)} cells, the "
-                             f"header {len(header)}")
+            raise ValueError(f"Moodle gradebook {path}: line {source.records[n].line} has "
+                             f"{len(row)} cells, the header {len(header)}")
         students.append(row + [""] * (len(header) - len(row)))
+        where.append(n)
     if not students:
         raise ValueError(f"Moodle gradebook {path}: no student rows")
-    return MoodleGradebook(header, students)
+    return MoodleGradebook(header, students, source, where)
 
 
 # ---------------------------------------------------------------------------- overrides
@@ -458,3 +520,5 @@ class Classroom:
     decisions: dict = field(default_factory=dict)
     replace_scores: bool = False  # write over scores already in the LMS (--replace-lms-scores)
     replace_excused: bool = False  # write over EX in the LMS (--replace-lms-excused)
+    moodle_maximum: dict[str, float] = field(default_factory=dict)  # assignment -> maximum
+    warnings: list[str] = field(default_factory=list)  # for summary.md (LMS late policies)

@@ -38,7 +38,7 @@ from autograder.grader.classroom.classlist import (
     read_overrides,
     read_roster,
 )
-from autograder.grader.classroom.term import Term, decide, read_term
+from autograder.grader.classroom.term import LmsLate, Term, decide, read_term
 from autograder.grader.result import Result
 
 KEPT_OVERRIDES = "overrides.csv"
@@ -60,6 +60,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--moodle-gradebook", type=Path, metavar="FILE",
                         help="Moodle's gradebook export (plain text): grades-moodle.csv is "
                              "that file with the course's scores filled into its items")
+    parser.add_argument("--moodle-maximum", type=parse_maximum, metavar="A=POINTS,...",
+                        help="the maximum grade of each assignment's Moodle item (Moodle's "
+                             "import reads points on that scale); default: what the unpacked "
+                             "grading worksheet or the gradebook export says")
+    parser.add_argument("--lms-record", type=Path, action="append", default=[],
+                        metavar="FILE",
+                        help="unpack's record (unpacked-A.csv): the LMS's late markers and "
+                             "Moodle's maximum grade (grade reads the records in its "
+                             "submission folders itself)")
     parser.add_argument("--overrides", type=Path, metavar="FILE",
                         help="hand-set scores, CSV student,assignment,question,score,reason "
                              f"(kept in the results folder as {KEPT_OVERRIDES} for regrades)")
@@ -93,6 +102,28 @@ def parse_assignments(text: str) -> list[str]:
     return names
 
 
+def parse_maximum(text: str) -> dict[str, float]:
+    """``"03_prng=100, 04_grad=50"`` as assignment -> maximum grade.
+
+    Raises:
+        argparse.ArgumentTypeError: not such a list, or a maximum that is not a number > 0.
+    """
+    found: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        try:
+            points = float(value)
+        except ValueError:
+            points = -1.0
+        if not name.strip() or not points > 0 or points == float("inf"):
+            raise argparse.ArgumentTypeError(f"{part!r}: expected ASSIGNMENT=POINTS, such as "
+                                             "03_prng=100")
+        found[name.strip()] = points
+    if not found:
+        raise argparse.ArgumentTypeError("expected ASSIGNMENT=POINTS, such as 03_prng=100")
+    return found
+
+
 def parse_now(text: str) -> datetime:
     """An ISO 8601 time with its UTC offset.
 
@@ -124,18 +155,119 @@ class Inputs:
     now: datetime | None = None  # None: the current time
     replace_scores: bool = False
     replace_excused: bool = False
+    moodle_maximum: dict[str, float] = field(default_factory=dict)
+    marks: dict[tuple[str, str], LmsLate] = field(default_factory=dict)  # the LMS's late
+    lms_learners: set[str] = field(default_factory=set)  # casefolded folders unpack wrote
 
 
-def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = None) -> Inputs:
-    """Read the files ``args`` names (the overrides kept in ``out`` when none is named);
-    ``known``: the course's assignments (``--assignments`` and the term file must name them).
+def lms_records(args: argparse.Namespace) -> list[Path]:
+    """The unpack records a run reads: ``--lms-record`` files, and ``unpacked-*.csv`` in the
+    submission folders ``grade`` is given."""
+    found = list(getattr(args, "lms_record", None) or [])
+    for folder in getattr(args, "paths", None) or []:
+        if Path(folder).is_dir():
+            found += sorted(Path(folder).glob("unpacked-*.csv"))
+    return found
+
+
+def read_marks(records: list[Path]) -> tuple[dict[tuple[str, str], LmsLate],
+                                             dict[str, float], set[str]]:
+    """From unpack's records: (the submissions the LMS marks late, by (learner casefolded,
+    assignment); each Moodle item's maximum grade, by assignment; every learner folder).
+
+    Raises:
+        ValueError: a record that cannot be read, or a maximum grade that is not a number.
+    """
+    from autograder.grader.classroom.lms_zips import TAKEN, read_record
+
+    marks: dict[tuple[str, str], LmsLate] = {}
+    maximum: dict[str, float] = {}
+    learners: set[str] = set()
+    for path in records:
+        for row in read_record(path):
+            if row.student:
+                learners.add(row.student.casefold())
+            if row.outcome == TAKEN and row.late:
+                marks[(row.student.casefold(), row.assignment)] = LmsLate(row.lms, row.submitted)
+            if row.lms == "moodle" and row.maximum.strip():
+                try:
+                    maximum[row.assignment] = float(row.maximum.replace(",", "."))
+                except ValueError:
+                    raise ValueError(f"{path}: the maximum grade {row.maximum!r} is not a "
+                                     "number") from None
+    return marks, maximum, learners
+
+
+def check_names(inputs: Inputs, students: set[str], known: list[str] | None) -> None:
+    """Refuse a term file or overrides file naming a learner nobody has (no submission, not
+    on the roster, not in the LMS's gradebook or unpack's record) or an assignment the course
+    does not have, with the file and line. Without any list of learners (no roster, no LMS
+    file) a learner with no submission is taken as named (work handed in by e-mail).
+
+    Raises:
+        ValueError: the first such name.
+    """
+    listed = (inputs.roster is not None or inputs.canvas is not None
+              or inputs.moodle is not None or bool(inputs.lms_learners))
+    names = {s.casefold() for s in students} | inputs.lms_learners
+    if inputs.roster is not None:
+        for e in inputs.roster.entries:
+            names |= {v.casefold() for v in (e.identifier, e.github_username) if v}
+    for book, columns in ((inputs.canvas, ("ID", "SIS User ID", "SIS Login ID",
+                                           "Integration ID")),
+                          (inputs.moodle, ("Email address", "ID number", "Username"))):
+        if book is None:
+            continue
+        for c in (book.column(name) for name in columns):
+            if c >= 0:
+                names |= {row[c].strip().casefold() for row in book.students if row[c].strip()}
+    if inputs.term is not None:
+        for (kind, student, _), line in sorted(inputs.term.lines.items(),
+                                                        key=lambda kv: kv[1]):
+            if listed and student not in names:
+                raise ValueError(f"term file {inputs.term.path}: line {line}: [[{kind}]] names "
+                                 f"student {student!r}, who has no submission and is in no "
+                                 "roster or LMS file given (a typo? the GitHub username or "
+                                 "the roster's identifier)")
+    for o in inputs.overrides:
+        where = f"overrides {inputs.overrides_file}: line {o.line}"
+        if known is not None and o.assignment not in known:
+            raise ValueError(f"{where}: unknown assignment {o.assignment!r}; known: "
+                             f"{', '.join(known)}")
+        if listed and o.student.casefold() not in names:
+            raise ValueError(f"{where}: student {o.student!r} has no submission and is in no "
+                             "roster or LMS file given (a typo?)")
+
+
+def kept_overrides(out: Path, earlier: list[Path]) -> Path | None:
+    """The overrides a run without ``--overrides`` applies again: those kept in ``out``,
+    else the one kept in the folders it merges (``earlier``), else None.
+
+    Raises:
+        ValueError: the merged folders keep different overrides (which to keep is the
+            instructor's choice: ``--overrides``).
+    """
+    if (out / KEPT_OVERRIDES).is_file():
+        return out / KEPT_OVERRIDES
+    found = [f / KEPT_OVERRIDES for f in earlier if (f / KEPT_OVERRIDES).is_file()]
+    if len({p.read_bytes() for p in found}) > 1:
+        raise ValueError(f"{found[0]} and {found[1]} hold different overrides: give the ones to "
+                         "keep with --overrides (merge never drops hand-set scores silently)")
+    return found[0] if found else None
+
+
+def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = None,
+                earlier: list[Path] | None = None) -> Inputs:
+    """Read the files ``args`` names (the overrides kept in ``out``, or in the results
+    folders ``earlier`` a merge combines, when none is named); ``known``: the course's
+    assignments (``--assignments`` and the term file must name them).
 
     Raises:
         ValueError: a file that cannot be read or is not what it should be, named.
     """
     overrides_file = args.overrides
-    if overrides_file is None and (out / KEPT_OVERRIDES).is_file():
-        overrides_file = out / KEPT_OVERRIDES
+    if overrides_file is None:
+        overrides_file = kept_overrides(out, list(earlier or []))
     chosen = getattr(args, "assignments", None)
     if chosen and known is not None:
         unknown = [a for a in chosen if a not in known]
@@ -143,6 +275,8 @@ def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = N
             raise ValueError(f"--assignments: unknown assignment {', '.join(unknown)}; known: "
                              f"{', '.join(known)}")
     moodle, term = getattr(args, "moodle_gradebook", None), getattr(args, "term", None)
+    marks, maximum, learners = read_marks(lms_records(args))
+    maximum.update(getattr(args, "moodle_maximum", None) or {})
     return Inputs(
         roster=read_roster(args.roster) if args.roster else None,
         canvas=read_canvas_gradebook(args.canvas_gradebook) if args.canvas_gradebook else None,
@@ -153,7 +287,8 @@ def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = N
         term=read_term(term, known) if term else None,
         assignments=chosen or None, now=getattr(args, "now", None),
         replace_scores=bool(getattr(args, "replace_lms_scores", False)),
-        replace_excused=bool(getattr(args, "replace_lms_excused", False)))
+        replace_excused=bool(getattr(args, "replace_lms_excused", False)),
+        moodle_maximum=maximum, marks=marks, lms_learners=learners)
 
 
 def _per_question(results: list[Result], applied: list[Applied]) -> dict[tuple[str, str, str],
@@ -216,9 +351,30 @@ def classroom(shown: list[Result], inputs: Inputs, applied: list[Applied] | None
         names = {r.assignment for r in shown if r.max_score > 0}
     now = inputs.now or datetime.now(UTC)
     found = decide([r for r in shown if r.assignment in names], inputs.term, now,
-                   inputs.roster, names)
+                   inputs.roster, names, inputs.marks)
     return Classroom(roster=inputs.roster, canvas=inputs.canvas,
                      canvas_columns=inputs.canvas_columns, applied=list(applied or []),
                      override_problems=list(problems or []), moodle=inputs.moodle,
                      decisions=found, replace_scores=inputs.replace_scores,
-                     replace_excused=inputs.replace_excused)
+                     replace_excused=inputs.replace_excused,
+                     moodle_maximum=dict(inputs.moodle_maximum),
+                     warnings=late_policy_warnings(inputs, names))
+
+
+def late_policy_warnings(inputs: Inputs, names: set[str]) -> list[str]:
+    """A warning per assignment the LMS marks late work of while the term file takes a late
+    penalty too: if the LMS's own late policy also deducts, the penalty is taken twice."""
+    found = []
+    for name in sorted(names):
+        lmses = sorted({m.lms for (_, a), m in inputs.marks.items() if a == name})
+        schedule = inputs.term.assignments.get(name) if inputs.term is not None else None
+        if lmses and schedule is not None and schedule.late_penalty:
+            count = sum(1 for (_, a) in inputs.marks if a == name)
+            where = {"canvas": "Canvas's Late Policies (Gradebook > Settings)",
+                     "moodle": "Moodle's grade penalties (where the site enables them)"}
+            found.append(f"{name}: {' and '.join(x.capitalize() for x in lmses)} marks "
+                         f"{count} submission(s) late and the term file takes late_penalty = "
+                         f"{schedule.late_penalty:g}% a day: if "
+                         f"{' or '.join(where[x] for x in lmses)} also deduct, the penalty is "
+                         "taken twice; turn one of them off")
+    return found

@@ -19,11 +19,21 @@ for a login on the roster (case-insensitive, as GitHub's are): ``jax-hw1-redo-ad
 another assignment's repository, not a learner ``redo-ada-l``. Every repository it does not
 take is listed with why, in the terminal and in ``OUT/not_taken.csv`` (``repository, login,
 reason``), with the rostered learners who have no repository. Without ``--roster`` every
-``<PREFIX>-<name>`` repository is taken, with a warning. Each taken repository is cloned
-(``git clone --depth 1``) into a temporary folder and its notebooks copied into
-``OUT/<login>/``, keeping their paths inside the repository, so that
-``python -m autograder grade OUT`` grades them as that learner's. ``OUT/fetched.csv`` records
-which commit of which repository each learner's notebooks came from. ``--jobs N`` clones N
+``<PREFIX>-<name>`` repository is taken, with a warning. A name is not enough: a learner who
+may create or rename repositories in the organisation can give one any name, so a repository
+is taken as ``<login>``'s only when GitHub lists ``<login>`` as its owner or one of its direct
+collaborators (``GET /repos/{owner}/{repo}/collaborators?affiliation=direct``; the
+instructor's invitation makes them one) and lists no other rostered learner;
+``--trust-names`` skips that question. Each taken repository is cloned
+(``git clone --depth 1 --no-checkout``) into a temporary folder and its notebooks written
+from git's objects into ``OUT/<login>/``, keeping their paths inside the repository, so that
+``python -m autograder grade OUT`` grades them as that learner's. What one repository may
+bring is bounded (:class:`Limits`, each with an option: the git data a clone receives, its
+objects' count and unpacked size, the files and folders of the commit taken, each notebook's
+size and depth and their total): a repository past a limit is refused by name before
+anything of it is written, and a notebook past its own is left out by name.
+``OUT/fetched.csv`` records which commit of which repository each learner's notebooks came
+from. ``--jobs N`` clones N
 repositories at a time; API calls and clones are retried with backoff on GitHub's transient
 refusals (HTTP 5xx, 429, a secondary rate limit's 403) and on git's transient network
 failures; each repository done is a progress line ``[k/N]``.
@@ -40,8 +50,11 @@ is on time but which GitHub received after the deadline is counted as ``backdate
 date says on time, its push says late) and reported in the terminal. The commits after the
 one taken are counted late and not taken. ``fetched.csv`` then also records
 ``commit_time``, ``deadline``, ``late_commits``, ``last_commit_time``, ``pushed_at``,
-``last_pushed_at``, ``backdated`` and ``decided_by`` (``push`` or ``commit time``); ``grade``
-copies it into its results and ``summary.md`` lists the late ones. ``--commit-times`` decides
+``last_pushed_at``, ``backdated``, ``decided_by`` (``push`` or ``commit time``) and
+``by_commit_time`` (how many commits were judged by commit time although the activity was
+read: no push it lists covers them; named in the summary, refused with
+``--require-push-times``); ``grade`` copies it into its results and ``summary.md`` lists
+the late ones and those judged by commit time. ``--commit-times`` decides
 by commit times alone, for a server without the activity API (a learner can set those by
 hand: say so before using them to defend a penalty).
 
@@ -58,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import csv
 import json
 import os
@@ -71,7 +85,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,9 +114,43 @@ LOGIN_COLUMNS = ("github_username", "login", "github", "username")
 ID_COLUMNS = ("identifier", "email", "student_id", "id")
 NOT_TAKEN = "not_taken.csv"
 
+MB = 2**20
+# Runs Python's standard library in the child: sets the size limit of any file it writes,
+# then becomes the command (git), so that no pack git receives grows past the limit.
+_FILE_LIMITED = ("import os, resource, sys\n"
+                 "size = int(sys.argv[1])\n"
+                 "resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))\n"
+                 "os.execvp(sys.argv[2], sys.argv[2:])\n")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most ``fetch`` takes from one repository. A repository past a limit of its own is
+    refused, by name, before anything of it is written into the submissions folder; a notebook
+    past its own is left out, by name, and the rest taken. Each has a ``fetch`` option.
+
+    Attributes:
+        download_bytes: git data received for one clone (the pack), ``--max-repository-mb``.
+        objects: objects in the clone, ``--max-objects``.
+        unpacked_bytes: those objects' sizes, unpacked, together, ``--max-unpacked-mb``.
+        entries: files and folders in the commit taken, ``--max-files``.
+        notebook_bytes: one notebook, ``--max-notebook-mb`` (grading refuses larger ones).
+        notebooks_bytes: every notebook taken from the repository, ``--max-notebooks-mb``.
+        depth: folders a notebook may lie in, ``--max-depth``.
+    """
+
+    download_bytes: int = 200 * MB
+    objects: int = 100_000
+    unpacked_bytes: int = 2_048 * MB
+    entries: int = 10_000
+    notebook_bytes: int = 20 * MB
+    notebooks_bytes: int = 200 * MB
+    depth: int = 16
+
+
 # fetched.csv's columns after student, repository, commit, notebooks (with --deadline only)
 FETCHED_DEADLINE = ("commit_time", "deadline", "late_commits", "last_commit_time",
-                    "pushed_at", "last_pushed_at", "backdated", "decided_by")
+                    "pushed_at", "last_pushed_at", "backdated", "decided_by", "by_commit_time")
 
 
 class FetchError(Exception):
@@ -151,6 +199,8 @@ class Taken:
         last_pushed: when GitHub received the newest commit ("" when no push covers it).
         backdated: commits not taken whose commit time is on time (pushed after the deadline).
         decided_by: ``push`` (GitHub's activity) or ``commit time``.
+        by_commit_time: commits judged by their commit time although GitHub's activity was
+            read (no push it lists covers them): the commit taken, and any newer one.
     """
 
     commit: str
@@ -162,6 +212,7 @@ class Taken:
     last_pushed: str = ""
     backdated: int = 0
     decided_by: str = "push"
+    by_commit_time: int = 0
 
 
 def parse_deadline(text: str) -> datetime:
@@ -446,6 +497,71 @@ def push_times(api_url: str, full_name: str, branch: str, token: str
     raise FetchError(f"GitHub's activity of {full_name} ran past {MAX_PAGES} pages")
 
 
+def collaborators(api_url: str, full_name: str, token: str) -> set[str]:
+    """The lower-case logins GitHub lists as direct collaborators of the repository
+    ``full_name`` (``GET /repos/{owner}/{repo}/collaborators?affiliation=direct``, pages
+    followed through ``Link`` on the API's own host): the people given access to that
+    repository itself, not through the organisation or a team.
+
+    Raises:
+        FetchError: the API refused (saying what the token needs, and ``--trust-names``) or
+            sent something that is not a list of users.
+    """
+    query = urllib.parse.urlencode({"affiliation": "direct", "per_page": PER_PAGE})
+    url: str | None = (f"{api_url.rstrip('/')}/repos/"
+                       f"{urllib.parse.quote(full_name, safe='/')}/collaborators?{query}")
+    host = urllib.parse.urlsplit(api_url).netloc
+    found: set[str] = set()
+    for _ in range(MAX_PAGES):
+        if url is None:
+            return found
+        if urllib.parse.urlsplit(url).netloc != host:
+            raise FetchError(f"the collaborators' next page {url} is not on {host}")
+        try:
+            batch, headers = api_get(url, token)
+        except ApiError as exc:
+            raise FetchError(f"GitHub's list of {full_name}'s collaborators (whose repository "
+                             f"it is) was refused ({exc}): the token's owner needs write "
+                             "access to it and the token Metadata: read; --trust-names takes "
+                             "repositories by their names alone") from None
+        if not isinstance(batch, list):
+            raise FetchError(f"GitHub's list of {full_name}'s collaborators is not a list")
+        found |= {str(user["login"]).lower() for user in batch
+                  if isinstance(user, dict) and isinstance(user.get("login"), str)}
+        url = _next_link(headers) if batch else None
+    raise FetchError(f"GitHub's list of {full_name}'s collaborators ran past {MAX_PAGES} pages")
+
+
+def check_owner(repo: dict, login: str, api_url: str, token: str,
+                roster: Mapping[str, tuple[str, str]] | None = None) -> None:
+    """Make sure the repository ``repo`` (as the API listed it) is ``login``'s by what GitHub
+    says of it, not by its name: ``login`` owns it, or is one of its direct collaborators
+    (:func:`collaborators`) and no other learner of ``roster`` is. A learner who may rename
+    repositories, or create them in the organisation, can give one any name.
+
+    Raises:
+        FetchError: it is not, saying who GitHub lists and what to do.
+    """
+    owner = repo.get("owner")
+    if isinstance(owner, dict) and str(owner.get("login", "")).lower() == login.lower():
+        return
+    full_name = str(repo.get("full_name") or repo.get("name"))
+    people = collaborators(api_url, full_name, token)
+    if login.lower() not in people:
+        listed = ", ".join(sorted(people)) or "nobody"
+        raise FetchError(f"GitHub does not list {login} as a collaborator of {full_name} "
+                         f"(it lists {listed}), so it is not taken as {login}'s, whatever "
+                         f"its name: if it is theirs, add them (gh api -X PUT "
+                         f"repos/{full_name}/collaborators/{login} -f permission=push) and "
+                         "fetch again")
+    others = sorted(roster[p][0] for p in people if roster and p in roster
+                    and p != login.lower())
+    if others:
+        raise FetchError(f"{full_name} also lists {', '.join(others)} (on the roster) as a "
+                         f"collaborator: not taken as {login}'s alone; check who may push "
+                         "to it")
+
+
 def student_of(repo_name: str, prefix: str) -> str | None:
     """The username in a repository named ``<prefix>-<username>`` (prefix in any case), or
     None when the name does not start with ``<prefix>-``."""
@@ -481,14 +597,17 @@ def _hide(text: str, token: str) -> str:
 
 
 def run_git(argv: list[str], env: Mapping[str, str], token: str, what: str,
-            retries: int = RETRIES, timeout: int = CLONE_TIMEOUT, stdin: bytes | None = None
-            ) -> subprocess.CompletedProcess:
+            retries: int = RETRIES, timeout: int = CLONE_TIMEOUT, stdin: bytes | None = None,
+            final: Mapping[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run git's ``argv``; a failure git's message calls transient (the network, a server's
     5xx or 429) is tried again, with backoff, up to ``retries`` times.
 
+    ``final`` maps words of git's message (anywhere in it) to the message of a failure that
+    is never tried again (a limit reached).
+
     Raises:
         FetchError: git failed for good, or timed out: ``what`` and git's last line (token
-            hidden).
+            hidden), or ``final``'s message.
     """
     for attempt in range(retries + 1):
         try:
@@ -501,6 +620,9 @@ def run_git(argv: list[str], env: Mapping[str, str], token: str, what: str,
         if proc.returncode == 0:
             return proc
         err = proc.stderr.decode("utf-8", "replace")
+        for words, message in (final or {}).items():
+            if words in err:
+                raise FetchError(f"{what}: {message}")
         if attempt < retries and _TRANSIENT_GIT.search(err):
             time.sleep(_wait(attempt, None))
             continue
@@ -509,28 +631,42 @@ def run_git(argv: list[str], env: Mapping[str, str], token: str, what: str,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False) -> str:
-    """Clone the newest commit of ``url`` into ``dest`` (``full``: with its history); return
-    the commit's id ("" for an empty repository). Transient failures are tried again.
+def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False,
+          limits: Limits | None = None) -> str:
+    """Clone the newest commit of ``url`` into ``dest`` (``full``: with its history), without
+    checking anything out; return the commit's id ("" for an empty repository). Transient
+    failures are tried again.
 
     The token goes only to an ``https`` address on the API's site (``github.com`` for
-    ``api.github.com``); a ``file`` address (tests, mirrors) gets none.
+    ``api.github.com``); a ``file`` address (tests, mirrors) gets none. No file git writes
+    may grow past ``limits.download_bytes`` (where the system has file size limits), and the
+    clone's objects are counted and measured (:func:`check_objects`) before anything of them
+    is read.
 
     Raises:
-        FetchError: for an address elsewhere, or when git fails (its last line, token hidden).
+        FetchError: for an address elsewhere, when git fails (its last line, token hidden), or
+            when the repository is past ``limits``.
     """
+    limits = limits or Limits()
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme not in ("https", "file") or (scheme == "https" and _site(url) != _site(api_url)):
         raise FetchError(f"clone address {url} is not on {_site(api_url)}; not sent the token")
     env = git_env(token) if scheme == "https" else {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG_")},
         "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "file"}
+    env["LC_ALL"] = "C"  # git's messages in English: a limit reached is read from them
     depth = [] if full else ["--depth", "1"]
+    limited = ([sys.executable, "-c", _FILE_LIMITED, str(limits.download_bytes)]
+               if os.name == "posix" else [])
+    # every object into one pack (never loose files), so that the file size limit bounds all
+    argv = [*limited, "git", "-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1",
+            "clone", "--quiet", "--no-checkout", *depth, "--no-tags", "--", url, str(dest)]
+    too_big = {"File too large": f"more than {limits.download_bytes // MB} MB of git data "
+                                 "(--max-repository-mb); not taken"}
     for attempt in range(RETRIES + 1):  # a half-made clone is removed before another try
         shutil.rmtree(dest, ignore_errors=True)
         try:
-            run_git(["git", "clone", "--quiet", *depth, "--no-tags", "--", url, str(dest)],
-                    env, token, f"git clone {url}", retries=0)
+            run_git(argv, env, token, f"git clone {url}", retries=0, final=too_big)
             break
         except FetchError as exc:
             if attempt >= RETRIES or not _TRANSIENT_GIT.search(str(exc)):
@@ -538,7 +674,66 @@ def clone(url: str, dest: Path, token: str, api_url: str, full: bool = False) ->
             time.sleep(_wait(attempt, None))
     head = subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], env=env,
                           capture_output=True, text=True, timeout=CLONE_TIMEOUT)
-    return head.stdout.strip() if head.returncode == 0 else ""  # empty: no commit
+    commit = head.stdout.strip() if head.returncode == 0 else ""  # empty: no commit
+    if commit:
+        check_objects(dest, limits)
+    return commit
+
+
+def _records(repo: Path, args: list[str], separator: bytes) -> Iterator[bytes]:
+    """The records git's ``args`` writes in the clone ``repo``, one at a time, as git writes
+    them; git is stopped as soon as the caller stops reading (a listing that would run to
+    billions of lines costs only what was read).
+
+    Raises:
+        FetchError: git failed (its last line) or ran past :data:`CLONE_TIMEOUT`.
+    """
+    proc = subprocess.Popen(["git", "-C", str(repo), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    timer = threading.Timer(CLONE_TIMEOUT, proc.kill)
+    timer.start()
+    finished = False
+    try:
+        rest = b""
+        assert proc.stdout is not None
+        for chunk in iter(lambda: proc.stdout.read(65536), b""):
+            *whole, rest = (rest + chunk).split(separator)
+            yield from whole
+        if rest:
+            yield rest
+        finished = True
+    finally:
+        timer.cancel()
+        if not finished:
+            proc.kill()
+        proc.stdout.close()
+        code = proc.wait()
+    if code != 0:
+        raise FetchError(f"git {args[0]} failed (exit status {code}, or more than "
+                         f"{CLONE_TIMEOUT} s)")
+
+
+def check_objects(repo: Path, limits: Limits) -> None:
+    """Refuse the clone ``repo`` when it holds more than ``limits.objects`` objects or their
+    sizes, unpacked, add up to more than ``limits.unpacked_bytes`` (read from the objects'
+    headers, never by unpacking them).
+
+    Raises:
+        FetchError: past a limit, saying which and the option that changes it.
+    """
+    count, total = 0, 0
+    with contextlib.closing(_records(repo, ["cat-file", "--batch-all-objects", "--unordered",
+                                            "--batch-check=%(objectsize)"], b"\n")) as lines:
+        for line in lines:
+            count += 1
+            total += int(line or b"0")
+            if count > limits.objects:
+                raise FetchError(f"more than {limits.objects} git objects (--max-objects); "
+                                 "not taken")
+            if total > limits.unpacked_bytes:
+                raise FetchError(f"more than {limits.unpacked_bytes // MB} MB of git "
+                                 "objects unpacked (--max-unpacked-mb); not taken")
 
 
 def _git_out(repo: Path, *args: str) -> str:
@@ -566,26 +761,17 @@ def branch_of(repo: Path) -> str:
     return head[len("ref: refs/heads/"):]
 
 
-def _empty(repo: Path) -> None:
-    """Remove the work tree of the clone ``repo`` (its ``.git`` stays)."""
-    for item in repo.iterdir():
-        if item.name == ".git":
-            continue
-        if item.is_dir() and not item.is_symlink():
-            shutil.rmtree(item)
-        else:
-            item.unlink()
-
-
 def take_at(repo: Path, deadline: datetime,
             pushes: list[tuple[str, datetime]] | None = None) -> Taken:
-    """Check out, in the clone ``repo``, the last commit of its branch (first parents, as
-    pushed) that GitHub received at or before ``deadline``; count the ones after it.
+    """The last commit of the clone ``repo``'s branch (first parents, as pushed) that GitHub
+    received at or before ``deadline``, and the ones after it counted (nothing is checked
+    out: :func:`take_notebooks` reads the commit's notebooks).
 
     ``pushes`` (from :func:`push_times`) says when each commit was received: with the first
     push whose ``after`` is that commit or one on top of it. A commit no push covers, and
-    every commit when ``pushes`` is None, is judged by its commit time. With no commit by
-    then the work tree is emptied (nothing is taken).
+    every commit when ``pushes`` is None, is judged by its commit time; with ``pushes``, the
+    commits so judged are counted (``by_commit_time``). With no commit by then, the commit
+    taken is "" (nothing is taken).
     """
     lines = _git_out(repo, "log", "--first-parent", "--format=%H %ct %cI", "HEAD").split("\n")
     history = [line.split(" ") for line in lines if line.strip()]  # newest first
@@ -612,43 +798,138 @@ def take_at(repo: Path, deadline: datetime,
     taken = next((i for i in range(len(history)) if arrived(i) <= cutoff), None)
     late = len(history) if taken is None else taken
     backdated = sum(1 for i in range(late) if int(history[i][1]) <= cutoff)
+    judged = range(len(history) if taken is None else taken + 1)
+    by_time = 0 if pushes is None else sum(1 for i in judged if received[i] is None)
     if taken is None:
-        _empty(repo)
         return Taken("", "", shown, late, last, "", last_pushed, backdated,
-                     "push" if pushes is not None else "commit time")
+                     "push" if pushes is not None else "commit time", by_time)
     commit, _, when = history[taken]
-    if taken:  # the clone has the newest checked out already
-        _git_out(repo, "checkout", "--quiet", "--detach", commit)
     pushed = received[taken].isoformat() if received[taken] else ""
     return Taken(commit, when, shown, late, last, pushed, last_pushed, backdated,
-                 "push" if pushed else "commit time")
+                 "push" if pushed else "commit time", by_time)
 
 
-def copy_notebooks(repo: Path, dest: Path) -> tuple[int, list[str]]:
-    """Copy the notebooks of the clone ``repo`` into ``dest``, keeping their paths.
+def _notebook_paths(repo: Path, commit: str, limits: Limits
+                    ) -> tuple[list[tuple[str, str]], list[str]]:
+    """The notebooks of ``commit`` in the clone ``repo``: (path, blob id) of each to take, and
+    each one left out with why. Hidden folders (``.git``, ``.ipynb_checkpoints``) are
+    skipped; symbolic links, submodules and notebooks more than ``limits.depth`` folders deep
+    are left out by name.
 
-    Hidden folders (``.git``, ``.ipynb_checkpoints``) are skipped, and so are symbolic links
-    (never followed).
+    Raises:
+        FetchError: the commit holds more than ``limits.entries`` files and folders (the
+            listing stops there: a tree that names one folder many times over lists no
+            further).
+    """
+    found: list[tuple[str, str]] = []
+    left_out: list[str] = []
+    entries = 0
+    with contextlib.closing(_records(repo, ["ls-tree", "-r", "-t", "-z", "--full-tree",
+                                            commit], b"\0")) as listing:
+        for record in listing:
+            entries += 1
+            if entries > limits.entries:
+                raise FetchError(f"more than {limits.entries} files and folders in commit "
+                                 f"{commit[:12]} (--max-files); not taken")
+            head, _, raw = record.partition(b"\t")
+            mode, kind, blob = head.decode("ascii", "replace").split(" ")[:3]
+            path = raw.decode("utf-8", "replace")
+            parts = path.split("/")
+            if (kind == "tree" or not path.endswith(".ipynb")
+                    or any(not part or part.startswith(".") for part in parts[:-1])
+                    or not parts[-1]):
+                continue
+            if mode == "120000" or kind != "blob":
+                left_out.append(f"{path} (a symbolic link)" if mode == "120000" else
+                                f"{path} (a submodule)")
+            elif len(parts) - 1 > limits.depth:
+                left_out.append(f"{path} (more than {limits.depth} folders deep, "
+                                "--max-depth)")
+            else:
+                found.append((path, blob))
+    return found, left_out
+
+
+def take_notebooks(repo: Path, commit: str, dest: Path, limits: Limits | None = None
+                   ) -> tuple[int, list[str]]:
+    """Write the notebooks of ``commit`` in the clone ``repo`` into ``dest`` (replacing what
+    was there), keeping their paths, read from git's objects (nothing is checked out).
+
+    Every bound of ``limits`` is checked before the first byte is written: the files and
+    folders listed (:func:`_notebook_paths`), then each notebook's size as git's object
+    header gives it. A notebook over ``limits.notebook_bytes`` is left out by name; notebooks
+    over ``limits.notebooks_bytes`` together refuse the repository. Each is written to a new
+    file (never over one, never through a link).
 
     Returns:
-        How many notebooks were copied, and the links skipped (paths inside the repository).
+        How many notebooks were written, and those left out, each with why.
+
+    Raises:
+        FetchError: the commit is past a limit of the repository's.
     """
-    copied, links = 0, []
-    for dirpath, dirnames, filenames in os.walk(repo, followlinks=False):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if not name.endswith(".ipynb"):
+    limits = limits or Limits()
+    paths, left_out = _notebook_paths(repo, commit, limits) if commit else ([], [])
+    sizes: dict[str, int] = {}
+    if paths:
+        ids = "".join(f"{blob}\n" for _, blob in paths).encode()
+        checked = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
+                                 input=ids, capture_output=True, timeout=CLONE_TIMEOUT,
+                                 env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+        for line in checked.stdout.decode("ascii", "replace").splitlines():
+            blob, kind, size = (line.split(" ") + ["", ""])[:3]
+            if kind == "blob" and size.isdigit():
+                sizes[blob] = int(size)
+    taking: list[tuple[str, str]] = []
+    for path, blob in paths:
+        size = sizes.get(blob)
+        if size is None:
+            left_out.append(f"{path} (not in the clone)")
+        elif size > limits.notebook_bytes:
+            left_out.append(f"{path} ({size / MB:.1f} MB, over {limits.notebook_bytes // MB} "
+                            "MB, --max-notebook-mb)")
+        else:
+            taking.append((path, blob))
+    total = sum(sizes[blob] for _, blob in taking)
+    if total > limits.notebooks_bytes:
+        raise FetchError(f"{len(taking)} notebooks of {total / MB:.0f} MB in commit "
+                         f"{commit[:12]}, over {limits.notebooks_bytes // MB} MB together "
+                         "(--max-notebooks-mb); not taken")
+    shutil.rmtree(dest, ignore_errors=True)  # what an earlier fetch copied there
+    dest.mkdir(parents=True)
+    written = 0
+    reader = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL,
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    timer = threading.Timer(CLONE_TIMEOUT, reader.kill)
+    timer.start()
+    try:
+        assert reader.stdin is not None and reader.stdout is not None
+        for path, blob in taking:  # one object asked, one read: no pipe fills up
+            reader.stdin.write(f"{blob}\n".encode())
+            reader.stdin.flush()
+            header = reader.stdout.readline().split()
+            if header[1:2] != [b"blob"] or int(header[2]) != sizes[blob]:
+                raise FetchError(f"git cat-file gave something else for {path}")
+            data = reader.stdout.read(sizes[blob] + 1)[:-1]  # the object, then a newline
+            try:
+                (dest / path).parent.mkdir(parents=True, exist_ok=True)
+                with open(dest / path, "xb") as fh:  # exclusive: never over a file or a link
+                    fh.write(data)
+            except OSError as exc:
+                left_out.append(f"{path} (cannot be written: {exc.strerror})")
                 continue
-            source = here / name
-            rel = source.relative_to(repo)
-            if source.is_symlink() or not source.is_file():
-                links.append(str(rel))
-                continue
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, dest / rel)
-            copied += 1
-    return copied, links
+            written += 1
+    except (OSError, ValueError, IndexError):
+        raise FetchError("git cat-file stopped while the notebooks were read") from None
+    finally:
+        timer.cancel()
+        reader.kill()
+        for pipe in (reader.stdin, reader.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close() if pipe else None
+        reader.wait()
+    return written, left_out
 
 
 def choose(repos: list[dict], prefix: str, roster: Mapping[str, tuple[str, str]] | None
@@ -689,17 +970,38 @@ def choose(repos: list[dict], prefix: str, roster: Mapping[str, tuple[str, str]]
     return wanted, others
 
 
+@dataclass(frozen=True)
+class Rules:
+    """How ``fetch`` decides what to take, beyond the deadline.
+
+    Attributes:
+        limits: the most taken from one repository (:class:`Limits`).
+        trust_names: take a repository as ``<prefix>-<login>``'s by its name alone, without
+            asking GitHub whose it is (:func:`check_owner`).
+        require_push_times: with a deadline, refuse a repository where any commit's lateness
+            would rest on its commit time (no push GitHub lists covers it).
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    trust_names: bool = False
+    require_push_times: bool = False
+
+
 def _fetch_one(login: str, repo: dict, out: Path, scratch: Path, token: str, api_url: str,
-               deadline: datetime | None, commit_times: bool
+               deadline: datetime | None, commit_times: bool, rules: Rules,
+               roster: Mapping[str, tuple[str, str]] | None
                ) -> tuple[str, str, int, list[str], Taken | None]:
-    """Clone one learner's repository, take it at the deadline, copy its notebooks into
-    ``out/login``; (repository, commit, notebooks, links skipped, taken)."""
+    """Check whose ``repo`` is, clone it, take it at the deadline, write its notebooks into
+    ``out/login``; (repository, commit, notebooks, notebooks left out with why, taken)."""
     name, url = str(repo.get("name")), str(repo.get("clone_url") or "")
     if not url:
         raise FetchError("the API gave no clone_url")
+    if not rules.trust_names:
+        check_owner(repo, login, api_url, token, roster)
     here = scratch / login
     try:
-        commit = clone(url, here, token, api_url, full=deadline is not None)
+        commit = clone(url, here, token, api_url, full=deadline is not None,
+                       limits=rules.limits)
         taken = None
         if deadline is not None:
             if not commit:
@@ -708,20 +1010,22 @@ def _fetch_one(login: str, repo: dict, out: Path, scratch: Path, token: str, api
                 pushes = None if commit_times else push_times(
                     api_url, str(repo.get("full_name") or name), branch_of(here), token)
                 taken = take_at(here, deadline, pushes)
+                if taken.by_commit_time and rules.require_push_times:
+                    raise FetchError(f"{taken.by_commit_time} commit(s) no push in GitHub's "
+                                     "activity covers would be judged by commit time (which "
+                                     "a learner can set); not taken (--require-push-times)")
             commit = taken.commit
-        shutil.rmtree(out / login, ignore_errors=True)
-        (out / login).mkdir(parents=True)
-        copied, links = copy_notebooks(here, out / login)
+        copied, left_out = take_notebooks(here, commit, out / login, rules.limits)
     finally:
         shutil.rmtree(here, ignore_errors=True)
-    return name, commit, copied, links, taken
+    return name, commit, copied, left_out, taken
 
 
 def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
           log: Callable[[str], object] = print, deadline: datetime | None = None,
           extensions: Mapping[str, datetime] | None = None,
           roster: Mapping[str, tuple[str, str]] | None = None, jobs: int = 4,
-          commit_times: bool = False) -> Fetched:
+          commit_times: bool = False, rules: Rules | None = None) -> Fetched:
     """Copy the notebooks of every learner's ``<prefix>-<login>`` repository of ``org`` into
     ``out/<login>/`` (replacing what was there for that learner), and write
     ``out/fetched.csv`` and ``out/not_taken.csv``.
@@ -740,10 +1044,13 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
             logins are taken.
         jobs: repositories cloned at a time.
         commit_times: with ``deadline``, judge by commit times alone (no activity API).
+        rules: the limits, and whether to ask GitHub whose each repository is and to refuse
+            a decision by commit time (:class:`Rules`; default: its defaults).
 
     Raises:
         FetchError: when the repositories cannot be listed.
     """
+    rules = rules or Rules()
     done = Fetched()
     repos = list_repos(api_url, org, token)
     done.seen = len(repos)
@@ -755,7 +1062,7 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
         futures = {pool.submit(_fetch_one, login, repo, out, Path(scratch), token, api_url,
                                None if deadline is None else
                                (extensions or {}).get(login.lower(), deadline),
-                               commit_times): login
+                               commit_times, rules, roster): login
                    for login, repo in wanted.items()}
         for future in as_completed(futures):
             login = futures[future]
@@ -764,13 +1071,13 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
                 count[0] += 1
                 step = f"[{count[0]}/{len(wanted)}] {login}"
             try:
-                name, commit, copied, links, taken = future.result()
+                name, commit, copied, left_out, taken = future.result()
             except FetchError as exc:
                 done.failed.append(f"{name}: {exc}")
                 log(f"{step}: FAILED ({exc})")
                 continue
             done.students[login] = (name, commit, copied)
-            note = f"; skipped symbolic links: {', '.join(links)}" if links else ""
+            note = f"; left out: {', '.join(left_out)}" if left_out else ""
             if taken is not None:
                 done.taken[login] = taken
                 if taken.late:
@@ -778,6 +1085,9 @@ def fetch(org: str, prefix: str, out: Path, token: str, api_url: str = API_URL,
                 if taken.backdated:
                     note += (f"; {taken.backdated} of them BACKDATED (dated by the deadline, "
                              "received by GitHub after it)")
+                if taken.by_commit_time:
+                    note += (f"; {taken.by_commit_time} commit(s) judged BY COMMIT TIME (no "
+                             "push GitHub lists covers them)")
             log(f"{step}: {copied} notebook(s) from {name} at {commit[:12] or 'no commit'}"
                 f"{note}")
     done.failed.sort()
@@ -794,13 +1104,41 @@ def _write_records(done: Fetched, out: Path) -> None:
             t = done.taken.get(student)
             writer.writerow([student, name, commit, copied,
                              *((t.time, t.deadline, t.late, t.last_time, t.pushed,
-                                t.last_pushed, t.backdated, t.decided_by) if t else ())])
+                                t.last_pushed, t.backdated, t.decided_by, t.by_commit_time)
+                               if t else ())])
     with open(out / NOT_TAKEN, "w", newline="") as fh:
         writer = SafeCsvWriter(fh)
         writer.writerow(["repository", "login", "reason"])
         writer.writerows([n.repository, n.login, n.reason] for n in done.not_taken)
         writer.writerows([line.split(": ", 1)[0], "", "could not be fetched: "
                           + line.split(": ", 1)[-1]] for line in done.failed)
+
+
+# fetch's options for the fields of Limits: (option, field, unit, what it bounds)
+_LIMIT_OPTIONS = (
+    ("--max-repository-mb", "download_bytes", MB, "MB of git data one clone receives"),
+    ("--max-objects", "objects", 1, "git objects in one clone"),
+    ("--max-unpacked-mb", "unpacked_bytes", MB, "MB of git objects unpacked, together"),
+    ("--max-files", "entries", 1, "files and folders in the commit taken"),
+    ("--max-notebook-mb", "notebook_bytes", MB, "MB of one notebook"),
+    ("--max-notebooks-mb", "notebooks_bytes", MB, "MB of the notebooks taken, together"),
+    ("--max-depth", "depth", 1, "folders a notebook may lie in"),
+)
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The :class:`Limits` fetch's options in ``args`` ask for.
+
+    Raises:
+        ValueError: a limit below 1, naming its option.
+    """
+    values = {}
+    for option, attribute, unit, _ in _LIMIT_OPTIONS:
+        value = getattr(args, attribute, getattr(Limits(), attribute) // unit)
+        if value < 1:
+            raise ValueError(f"{option} must be at least 1")
+        values[attribute] = value * unit
+    return Limits(**values)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -833,8 +1171,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--commit-times", action="store_true",
                         help="with --deadline: judge by commit times alone (which a learner "
                              "can set), for a server without GitHub's activity API")
+    parser.add_argument("--require-push-times", action="store_true",
+                        help="with --deadline: refuse a repository (exit 1) where a commit "
+                             "would be judged by its commit time because no push GitHub lists "
+                             "covers it (always named in the summary)")
+    parser.add_argument("--trust-names", action="store_true",
+                        help="take PREFIX-LOGIN as LOGIN's by its name alone, without asking "
+                             "GitHub whether LOGIN is a collaborator of it (for a token that "
+                             "cannot list collaborators; learners who can rename or create "
+                             "repositories can then claim another's name)")
     parser.add_argument("--jobs", type=int, default=4, metavar="N",
                         help="repositories fetched at a time (default: %(default)s)")
+    bounds = parser.add_argument_group(
+        "limits per repository", "a repository past one is not taken (exit 1), named with "
+        "the limit; a notebook past its own is left out, named, and the rest taken")
+    default = Limits()
+    for option, attribute, unit, what in _LIMIT_OPTIONS:
+        value = getattr(default, attribute) // unit
+        bounds.add_argument(option, type=int, metavar="N", default=value, dest=attribute,
+                            help=f"{what} (default: {value})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -847,8 +1202,18 @@ def run(args: argparse.Namespace) -> int:
     if not args.prefix.strip() or not args.org.strip():
         print("error: --org and --prefix must not be empty", file=sys.stderr)
         return 2
-    if (args.extensions or args.commit_times) and not args.deadline:
-        print("error: --extensions and --commit-times need --deadline", file=sys.stderr)
+    if (args.extensions or args.commit_times or args.require_push_times) and not args.deadline:
+        print("error: --extensions, --commit-times and --require-push-times need --deadline",
+              file=sys.stderr)
+        return 2
+    if args.commit_times and args.require_push_times:
+        print("error: --commit-times decides by commit times alone; --require-push-times "
+              "refuses that: give one of them", file=sys.stderr)
+        return 2
+    try:
+        rules = Rules(limits_of(args), args.trust_names, args.require_push_times)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if not 1 <= args.jobs <= 64:
         print("error: --jobs must be from 1 to 64", file=sys.stderr)
@@ -868,7 +1233,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         done = fetch(args.org, args.prefix, args.out, token, args.api_url,
                      deadline=deadline, extensions=extensions, roster=roster, jobs=args.jobs,
-                     commit_times=args.commit_times)
+                     commit_times=args.commit_times, rules=rules)
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -908,6 +1273,17 @@ def _report(done: Fetched, args: argparse.Namespace) -> None:
     if backdated:
         print("BACKDATED (commits dated by the deadline that GitHub received after it; not "
               "taken): " + ", ".join(f"{s} ({done.taken[s].backdated})" for s in backdated))
+    by_time = sorted(s for s, t in done.taken.items() if t.by_commit_time)
+    if by_time:
+        print("warning: JUDGED BY COMMIT TIME, which a learner can set (no push in GitHub's "
+              "activity covers the commit; --require-push-times refuses these): "
+              + ", ".join(f"{s} ({done.taken[s].by_commit_time} commit(s)"
+                          + (", the one taken" if done.taken[s].decided_by == "commit time"
+                             and done.taken[s].commit else "") + ")" for s in by_time),
+              file=sys.stderr)
+    if args.trust_names:
+        print("warning: --trust-names: each repository was taken as the learner's its name "
+              "names, without asking GitHub who may push to it", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

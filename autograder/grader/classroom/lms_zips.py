@@ -91,7 +91,6 @@ MAX_NOTEBOOK = MAX_BYTES  # grade's own limit for one notebook
 MAX_TOTAL = 2 * 1024**3  # notebooks read from one zip, in bytes
 ROSTER = "lms-roster.csv"
 TAKEN, NOT_TAKEN, NO_SUBMISSION = "taken", "not taken", "no submission"
-CANVAS_TEST_STUDENT = ("Student, Test", "Test Student")  # Student View's learner
 
 # Canvas: <name>[_LATE]_<user id | anon_id>_<attachment id>_<file>  (content_zipper.rb)
 _CANVAS_FILE = re.compile(r"^(?P<slug>.*?)(?P<late>_LATE)?_(?P<user>\d+|anon_[A-Za-z0-9]+)_"
@@ -120,6 +119,8 @@ class Learner:
     name: str
     late: bool = False  # Moodle: the worksheet says so
     test_student: bool = False
+    submitted: str = ""  # Moodle: the worksheet's "Last modified (submission)", as written
+    maximum: str = ""  # Moodle: the worksheet's "Maximum Grade" (the item's scale)
 
 
 @dataclass
@@ -137,9 +138,12 @@ class Row:
     late: str = ""
     file: str = ""
     reason: str = ""
+    submitted: str = ""  # when the LMS says the work came in (Moodle's worksheet)
+    maximum: str = ""  # the LMS item's maximum grade (Moodle's worksheet)
 
 
 RECORD_COLUMNS = tuple(f.name for f in fields(Row))
+OLD_RECORD_COLUMNS = RECORD_COLUMNS[:-2]  # records written before submitted and maximum
 
 
 def record_path(out: Path, assignment: str) -> Path:
@@ -156,8 +160,7 @@ def canvas_learners(path: Path) -> dict[str, Learner]:
         ValueError: not a Canvas export, or one ID on two rows.
     """
     book = read_canvas_gradebook(path)
-    cid, name = book.column("ID"), book.column("Student")
-    sis = [book.column(c) for c in ("SIS User ID", "SIS Login ID") if book.column(c) >= 0]
+    cid = book.column("ID")
     found: dict[str, Learner] = {}
     for row in book.students:
         user = row[cid].strip()
@@ -165,15 +168,16 @@ def canvas_learners(path: Path) -> dict[str, Learner]:
             continue
         if user in found:
             raise ValueError(f"Canvas gradebook {path}: the ID {user} is on two rows")
-        who = row[name].strip()
-        test = who in CANVAS_TEST_STUDENT and not any(row[c].strip() for c in sis)
-        found[user] = Learner(user, user, who, test_student=test)
+        found[user] = Learner(user, user, book.name(row),
+                              test_student=book.is_test_student(row))
     return found
 
 
 WORKSHEET_KEYS = {"email": "Email address", "idnumber": "ID number", "participant": "Identifier"}
 _PARTICIPANT = re.compile(r"(\d+)\s*$")
 _LATE_STATUS = re.compile(r"\blate\b", re.IGNORECASE)
+WORKSHEET_SUBMITTED = "Last modified (submission)"
+WORKSHEET_MAXIMUM = "Maximum Grade"
 
 
 def moodle_learners(path: Path, key: str = "") -> dict[str, Learner]:
@@ -218,8 +222,12 @@ def moodle_learners(path: Path, key: str = "") -> dict[str, Learner]:
         if not value:
             raise ValueError(f"Moodle worksheet {path}: line {line}: no {column}")
         status = cells[at["Status"]] if "Status" in at else ""
-        found[match[1]] = Learner(match[1], value, cells[at["Full name"]],
-                                  late=bool(_LATE_STATUS.search(status)))
+        late = bool(_LATE_STATUS.search(status))
+        when = cells[at[WORKSHEET_SUBMITTED]] if WORKSHEET_SUBMITTED in at else ""
+        maximum = cells[at[WORKSHEET_MAXIMUM]] if WORKSHEET_MAXIMUM in at else ""
+        found[match[1]] = Learner(match[1], value, cells[at["Full name"]], late=late,
+                                  submitted=when if late and when != "-" else "",
+                                  maximum=maximum)
     return found
 
 
@@ -254,7 +262,7 @@ def refusal(info: zipfile.ZipInfo, names: Counter) -> str:
         return "a path with '..': refused"
     if stat.S_ISLNK(mode):
         return "a symbolic link: refused, never followed"
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return "not a plain file: refused"
     if info.flag_bits & 0x1:
         return "an encrypted entry: refused"
@@ -271,8 +279,8 @@ def parse_canvas(name: str) -> Entry:
                      problem=f"{what} submitted in Canvas, not a notebook file")
     m = _CANVAS_FILE.match(base)
     if not m:
-        return Entry(name, None, problem="not in Canvas's naming <name>_<user id>_"
-                     "<attachment id>_<file>")
+        return Entry(name, None, problem=NOT_NAMED.format(lms="Canvas") + " <name>_<user "
+                     "id>_<attachment id>_<file>")
     entry = Entry(name, None, lms_id=m["user"], attachment_id=m["attachment"], file=m["file"],
                   late=bool(m["late"]))
     if m["user"].startswith("anon_"):
@@ -286,13 +294,17 @@ def parse_moodle(name: str) -> Entry:
     parts = PurePosixPath(name).parts
     m = _MOODLE_PART.match(parts[0]) if parts else None
     if not m:
-        return Entry(name, None, problem="not in Moodle's naming <Full name>_<participant "
-                     "id>_assignsubmission_<plugin>_")
+        return Entry(name, None, problem=NOT_NAMED.format(lms="Moodle") + " <Full "
+                     "name>_<participant id>_assignsubmission_<plugin>_")
     inner = "/".join(parts[1:]) if len(parts) > 1 else (m["rest"] or "")
     entry = Entry(name, None, lms_id=m["pid"], file=PurePosixPath(inner).name if inner else "")
     if m["plugin"] != "file":
         entry.problem = f"from Moodle's {m['plugin']} submission plugin, not a file upload"
     return entry
+
+
+PARSERS = {"canvas": parse_canvas, "moodle": parse_moodle}
+_TITLE = {"canvas": "Canvas", "moodle": "Moodle"}
 
 
 def read_notebook(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, to: Path) -> int:
@@ -377,6 +389,7 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
             entries.append(entry)
         taken = _choose(lms, entries, learners, assignment, known, rows, zf,
                         (max_notebook, max_total), Path(staging))
+        check_download(lms, zip_path, assignment, entries, rows, taken)
         _write(out, lms, assignment, taken, learners, rows, freed)
     _settle_pairs(out, assignment, known, source, rows)
     seen = {r.lms_id for r in rows}
@@ -384,12 +397,47 @@ def unpack(lms: str, zip_path: Path, learners: dict[str, Learner], assignment: s
         if not learner.test_student and learner.lms_id not in seen:
             rows.append(Row(lms, assignment, "", NO_SUBMISSION, _folder(learner),
                             learner.lms_id, name=learner.name,
-                            reason="in the gradebook, nothing in the zip"))
+                            reason="in the gradebook, nothing in the zip",
+                            maximum=learner.maximum))
     rows.sort(key=lambda r: (r.student, r.entry))
     write_csv(record, [RECORD_COLUMNS, *([getattr(r, c) for c in RECORD_COLUMNS]
                                          for r in rows)])
     write_csv(out / ROSTER, roster)
     return rows
+
+
+NOT_NAMED = "not in {lms}'s naming"  # how an entry the LMS did not name is recorded
+OTHER_ASSIGNMENT = "names another assignment"
+
+
+def check_download(lms: str, zip_path: Path, assignment: str, entries: list[Entry],
+                   rows: list[Row], taken: dict) -> None:
+    """Refuse a zip that is not ``lms``'s download of ``assignment``: files but none named
+    as ``lms`` names them (the other LMS's zip), or nothing taken while notebooks name
+    another assignment, or nothing taken while no learner is in the gradebook export.
+
+    Raises:
+        UnpackError: the zip is one of those; nothing is written then.
+    """
+    if taken or not entries:
+        return
+    other = next(o for o in LMSES if o != lms)
+    named = [e for e in entries if not e.problem.startswith(NOT_NAMED.format(lms=_TITLE[lms]))]
+    if not named:
+        theirs = PARSERS[other]
+        hint = (f" (they are named as {_TITLE[other]} names its download: unpack {other} "
+                "...?)") if any(not theirs(e.name).problem for e in entries) else ""
+        raise UnpackError(f"{zip_path}: no entry is named as {_TITLE[lms]} names its "
+                          f"download{hint}; e.g. {entries[0].name!r}; nothing written")
+    elsewhere = sorted({r.reason for r in rows if r.reason.startswith(OTHER_ASSIGNMENT)})
+    if elsewhere:
+        raise UnpackError(f"{zip_path}: no notebook is {assignment}'s and some "
+                          f"{elsewhere[0]}: is it that assignment's download (--assignment)? "
+                          "nothing written")
+    placed = [r for r in rows if r.entry and r.lms_id]
+    if placed and all(r.reason.startswith("unknown learner") for r in placed):
+        raise UnpackError(f"{zip_path}: none of its learners is in the gradebook export given: "
+                          "is the export from the same course? nothing written")
 
 
 def _folder(learner: Learner) -> str:
@@ -425,7 +473,7 @@ def _choose(lms: str, entries: list[Entry], learners: dict[str, Learner], assign
             other = next((a for a in sorted(known, key=len, reverse=True)
                           if a != assignment and a in named and assignment not in named), "")
             if other:
-                skip(e, f"names another assignment ({other}), not {assignment}", learner)
+                skip(e, f"{OTHER_ASSIGNMENT} ({other}), not {assignment}", learner)
             else:
                 candidates.setdefault(e.lms_id, []).append(e)
     taken: dict[str, list[tuple[Entry, Path]]] = {}
@@ -524,7 +572,9 @@ def _write(out: Path, lms: str, assignment: str, taken: dict[str, list[tuple[Ent
             rel = f"{student}/{assignment_file(assignment, n)}"
             plan.append((out / rel, data, Row(lms, assignment, e.name, TAKEN, student, lms_id,
                                                 e.attachment_id, learner.name,
-                                                _late(e, learner), rel)))
+                                                _late(e, learner), rel,
+                                                submitted=learner.submitted,
+                                                maximum=learner.maximum)))
     clash = [str(p) for p, _, _ in plan
              if p.parent.is_symlink() or (p.parent.exists() and not p.parent.is_dir())
              or ((p.exists() or p.is_symlink()) and p not in freed)]
@@ -577,10 +627,11 @@ def read_record(path: Path) -> list[Row]:
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            if tuple(reader.fieldnames or ()) != RECORD_COLUMNS:
+            if tuple(reader.fieldnames or ()) not in (RECORD_COLUMNS, OLD_RECORD_COLUMNS):
                 raise ValueError(f"{path}: not an unpack record (columns "
                                  f"{','.join(RECORD_COLUMNS)})")
-            return [Row(**{c: csv_plain(r[c] or "") for c in RECORD_COLUMNS}) for r in reader]
+            return [Row(**{c: csv_plain(r.get(c) or "") for c in RECORD_COLUMNS})
+                    for r in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{path}: cannot be read ({exc})") from None
 

@@ -77,6 +77,7 @@ class Term:
         default_factory=dict)  # (due, closed)
     excused: dict[tuple[str, str], str] = field(default_factory=dict)  # -> reason
     submitted: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    lines: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (kind, *key) -> line
 
 
 def _line_of(text: str, table: str, index: int) -> int:
@@ -86,6 +87,19 @@ def _line_of(text: str, table: str, index: int) -> int:
     hits = list(pattern.finditer(text))
     spot = hits[max(index, 0)] if len(hits) > max(index, 0) else None
     return text.count("\n", 0, spot.start()) + 1 if spot else 0
+
+
+def _key_line(text: str, start: int, key: str) -> int:
+    """The line of ``key = ...`` in the table starting on line ``start`` (``start`` when the
+    key is not written there)."""
+    lines = text.split("\n")
+    for n in range(max(start, 1), len(lines) + 1):
+        line = lines[n - 1].strip()
+        if n > start and line.startswith("["):
+            break
+        if re.match(rf"{re.escape(key)}\s*=", line):
+            return n
+    return start
 
 
 def _time(value: object, where: str, key: str) -> datetime:
@@ -136,7 +150,12 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
     if not isinstance(table, dict):
         raise ValueError(f"term file {path}: 'assignment' must be tables [assignment.NAME]")
     for name, entry in table.items():
-        where = f"term file {path}: line {_line_of(text, f'assignment.{name}', -1) or '?'}"
+        start = _line_of(text, f"assignment.{name}", -1)
+        where = f"term file {path}: line {start or '?'}"
+
+        def at(key: str, start: int = start) -> str:
+            return f"term file {path}: line {_key_line(text, start, key) or '?'}"
+
         if known_names is not None and name not in known_names:
             raise ValueError(f"{where}: unknown assignment {name!r}; known: "
                              f"{', '.join(sorted(known_names))}")
@@ -148,19 +167,20 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
                              f"{', '.join(sorted(SCHEDULE_KEYS))}")
         if "due" not in entry:
             raise ValueError(f"{where}: [assignment.{name}] has no due time")
-        due = _time(entry["due"], where, "due")
-        released = _time(entry["released"], where, "released") if "released" in entry else None
-        closed = _time(entry["closed"], where, "closed") if "closed" in entry else None
+        due = _time(entry["due"], at("due"), "due")
+        released = (_time(entry["released"], at("released"), "released")
+                    if "released" in entry else None)
+        closed = _time(entry["closed"], at("closed"), "closed") if "closed" in entry else None
         if released is not None and released > due:
-            raise ValueError(f"{where}: released ({released.isoformat()}) is after due "
+            raise ValueError(f"{at('released')}: released ({released.isoformat()}) is after due "
                              f"({due.isoformat()})")
         if closed is not None and closed < due:
-            raise ValueError(f"{where}: closed ({closed.isoformat()}) is before due "
+            raise ValueError(f"{at('closed')}: closed ({closed.isoformat()}) is before due "
                              f"({due.isoformat()})")
         assignments[name] = Schedule(
             name, due, released, closed,
-            _number(entry.get("late_penalty", 0), where, "late_penalty", 100),
-            _number(entry["missing"], where, "missing") if "missing" in entry else None)
+            _number(entry.get("late_penalty", 0), at("late_penalty"), "late_penalty", 100),
+            _number(entry["missing"], at("missing"), "missing") if "missing" in entry else None)
     term = Term(path, assignments)
     for kind, keys in (("extension", {"student", "assignment", "due", "closed"}),
                        ("excused", {"student", "assignment", "reason"}),
@@ -170,7 +190,12 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
             raise ValueError(f"term file {path}: line {_line_of(text, kind, -1) or '?'}: write "
                              f"[[{kind}]] (a list of tables), not [{kind}]")
         for i, row in enumerate(rows):
-            where = f"term file {path}: line {_line_of(text, kind, i) or '?'}"
+            start = _line_of(text, kind, i)
+            where = f"term file {path}: line {start or '?'}"
+
+            def at(key: str, start: int = start) -> str:
+                return f"term file {path}: line {_key_line(text, start, key) or '?'}"
+
             extra = sorted(set(row) - keys)
             if extra:
                 raise ValueError(f"{where}: unknown key {extra[0]!r} in [[{kind}]]; known: "
@@ -180,18 +205,19 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
                 raise ValueError(f"{where}: [[{kind}]] needs student = \"...\" (a GitHub "
                                  "username or the roster's identifier)")
             if name not in assignments:
-                raise ValueError(f"{where}: [[{kind}]] names assignment {name!r}, which has no "
-                                 "[assignment.NAME] schedule in this file")
+                raise ValueError(f"{at('assignment')}: [[{kind}]] names assignment {name!r}, "
+                                 "which has no [assignment.NAME] schedule in this file")
             key = (student.strip().casefold(), name)
             target = {"extension": term.extensions, "excused": term.excused,
                       "submitted": term.submitted}[kind]
             if key in target:
                 raise ValueError(f"{where}: a second [[{kind}]] for {student} and {name}")
+            term.lines[(kind, *key)] = _key_line(text, start, "student")
             if kind == "extension":
-                due = _time(row.get("due"), where, "due")
-                closed = _time(row["closed"], where, "closed") if "closed" in row else None
+                due = _time(row.get("due"), at("due"), "due")
+                closed = _time(row["closed"], at("closed"), "closed") if "closed" in row else None
                 if closed is not None and closed < due:
-                    raise ValueError(f"{where}: closed is before due")
+                    raise ValueError(f"{at('closed')}: closed is before due")
                 term.extensions[key] = (due, closed)
             elif kind == "excused":
                 reason = row.get("reason")
@@ -200,8 +226,43 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
                                      "to the learner)")
                 term.excused[key] = reason.strip()
             else:
-                term.submitted[key] = _time(row.get("at"), where, "at")
+                term.submitted[key] = _time(row.get("at"), at("at"), "at")
     return term
+
+
+# ------------------------------------------------------------------ the LMS's late markers
+
+@dataclass(frozen=True)
+class LmsLate:
+    """A submission the LMS marks late (Canvas's ``LATE`` in its zip, Moodle's ``... late``
+    status), with the time it came in where the LMS gives it (Moodle's worksheet: ``Last
+    modified (submission)``, written without a UTC offset: the assignment's due time's
+    offset is taken)."""
+
+    lms: str
+    at: str = ""  # as the LMS wrote it; "" when the LMS does not say
+
+
+MOODLE_TIME_FORMATS = ("%A, %d %B %Y, %I:%M %p", "%d %B %Y, %I:%M %p", "%A, %d %B %Y, %H:%M")
+
+
+def lms_time(text: str, like: datetime) -> datetime | None:
+    """The LMS's time ``text`` (Moodle's ``Wednesday, 4 November 2026, 11:02 AM``, or ISO
+    8601), in ``like``'s UTC offset where it has none; None when it is not such a time."""
+    text = text.strip()
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        when = None
+        for fmt in MOODLE_TIME_FORMATS:
+            try:
+                when = datetime.strptime(text, fmt)
+                break
+            except ValueError:
+                continue
+    if when is None:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=like.tzinfo)
 
 
 # ------------------------------------------------------------------------------ decisions
@@ -250,11 +311,13 @@ def _lookup(table: dict, student: str, assignment: str, roster: Roster | None):
 
 
 def decide(results: Iterable[Result], term: Term | None, now: datetime,
-           roster: Roster | None = None, assignments: Iterable[str] | None = None
+           roster: Roster | None = None, assignments: Iterable[str] | None = None,
+           marks: dict[tuple[str, str], LmsLate] | None = None
            ) -> dict[tuple[str, str], Decision]:
     """One decision per (learner, assignment): every learner with a result or on the roster
     (linked to a GitHub username), every assignment of ``assignments`` (default: those with a
-    result). ``results`` carry the hand-set scores already."""
+    result). ``results`` carry the hand-set scores already. ``marks``: the submissions the
+    LMS marks late, by (learner casefolded, assignment)."""
     latest = {(r.student, r.assignment): r for r in results}
     names = sorted(set(assignments) if assignments is not None else {a for _, a in latest})
     students = {s for s, _ in latest}
@@ -274,13 +337,15 @@ def decide(results: Iterable[Result], term: Term | None, now: datetime,
             scheduled = term is not None and name in term.assignments
             if r is None and not scheduled and student not in rostered:
                 continue  # no schedule, not on the roster, no result: nothing to say
+            mark = (marks or {}).get((student.casefold(), name))
             found[(student, name)] = _decide_one(student, name, r, term, now, roster,
-                                                 points.get(name, 0.0))
+                                                 points.get(name, 0.0), mark)
     return found
 
 
 def _decide_one(student: str, name: str, r: Result | None, term: Term | None, now: datetime,
-                roster: Roster | None, points: float) -> Decision:
+                roster: Roster | None, points: float, mark: LmsLate | None = None
+                ) -> Decision:
     schedule = term.assignments.get(name) if term is not None else None
     top = r.max_score if r is not None and r.max_score else points
     if schedule is None:  # no schedule: the grader's score where it graded, else nothing
@@ -304,6 +369,14 @@ def _decide_one(student: str, name: str, r: Result | None, term: Term | None, no
         return Decision(student, name, "unreleased", None, top, "not released yet")
     if r is not None and r.status == "graded":
         at = _lookup(term.submitted, student, name, roster)
+        lms = mark.lms.capitalize() if mark is not None else ""
+        if at is None and mark is not None:
+            at = lms_time(mark.at, due) if mark.at else None
+            if at is None:  # late by the LMS's word, at a time it does not give
+                return Decision(student, name, "late", r.score, top,
+                                f"late in {lms} (its zip marks it; the time is not in it): "
+                                "no penalty taken until you add a [[submitted]] entry with the "
+                                f"time {lms} shows for the submission")
         if at is None or at <= due or not schedule.late_penalty:
             late = at is not None and at > due
             return Decision(student, name, "late" if late else "graded", r.score, top,

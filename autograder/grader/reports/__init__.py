@@ -143,6 +143,8 @@ def classroom_section(classroom: Classroom | None, found: Sequence[ExportReport]
     """``summary.md``'s lines on the hand-set scores (with their reasons) and on what the
     exports could not place (students left out, columns not found)."""
     lines: list[str] = []
+    if classroom is not None and classroom.warnings:
+        lines += ["", "## Warnings", "", *(f"- {md(w)}" for w in classroom.warnings)]
     if classroom is not None and (classroom.applied or classroom.override_problems):
         lines += ["", "## Scores set by hand", ""]
 
@@ -205,6 +207,11 @@ def deadline_section(path: Path) -> list[str]:
                   + (f"graded at {md(r['commit'][:12])} of {md(r['commit_time'])}"
                      if r.get("commit") else "nothing was committed by the deadline")
                   for r in sorted(late, key=lambda r: r["student"])]
+    by_time = sorted(r["student"] for r in rows if (r.get("by_commit_time") or "0") != "0")
+    if by_time:
+        lines += ["", f"Judged by commit time, which a learner can set (no push GitHub's "
+                      f"activity lists covers the commit; `fetch --require-push-times` refuses "
+                      f"these): {', '.join(md(s) for s in by_time)}."]
     return lines
 
 
@@ -232,8 +239,9 @@ def write_reports(results: Iterable[Result], out: Path, exports: Sequence[str] =
     if unknown:
         raise ValueError(f"unknown export {', '.join(unknown)}; known: {', '.join(EXPORTS)}")
     ordered = sorted_results(results)
-    regrade = compare_with_previous(out / "grades.csv", ordered)  # before it is replaced
     decided = decisions_of(ordered, classroom)
+    # before grades.csv is replaced; the scores recorded (late penalty and all)
+    regrade = compare_with_previous(out / "grades.csv", ordered, decided)
     write_grades(ordered, out / "grades.csv", decided, classroom.applied if classroom else ())
     if regrade.changes:
         write_changes(regrade.changes, out / CHANGES)

@@ -131,7 +131,7 @@ def settle_cell(existing: str, wanted: str | None, classroom: Classroom | None
             return wanted, ""
         return existing, "excused in the LMS (--replace-lms-excused writes over it)"
     try:
-        if abs(float(have) - float(wanted)) < 5e-7:
+        if abs(float(have.replace(",", ".")) - float(wanted.replace(",", "."))) < 5e-7:
             return existing, ""
     except ValueError:
         pass
@@ -243,10 +243,19 @@ def _placed(results: list[Result], found: dict[tuple[str, str], Decision]) -> li
 
 def _canvas_from_gradebook(results: list[Result], path: Path, classroom: Classroom,
                            book: CanvasGradebook) -> ExportReport:
+    """Canvas's own export again, with only the grader's cells changed (every other cell,
+    row, header, blank and quoting as Canvas wrote it; :mod:`.lms_file`); Canvas's Test
+    Student's row left out."""
     grid = score_grid(results, classroom, EXCUSED)
     found = decisions_of(results, classroom)
     columns, notes = canvas_columns(book, grid.assignments, classroom.canvas_columns)
     rows, unmatched = canvas_students(book, _placed(results, found), classroom.roster)
+    test = {n for n, row in enumerate(book.students) if book.is_test_student(row)}
+    for student in [s for s, n in rows.items() if n in test]:
+        del rows[student]
+        unmatched.append(Unmatched(student, "canvas", "Canvas's Test Student (Student View), "
+                                   "not a learner: no grade written"))
+    comma = book.decimal_comma()
     cells: dict[tuple[int, int], str] = {}
     kept: list[Kept] = []
     for a, c in columns.items():
@@ -262,18 +271,19 @@ def _canvas_from_gradebook(results: list[Result], path: Path, classroom: Classro
             if wanted is not None and wanted != EXCUSED and possible and possible > 0:
                 wanted = format_score(float(wanted) / d.max_score * possible
                                       if d.max_score else float(wanted))
+            if wanted is not None and comma:
+                wanted = wanted.replace(".", ",")
             existing = book.students[row][c]
             cell, why = settle_cell(existing, wanted, classroom)
             if why:
                 kept.append(Kept(student, "canvas", a, existing.strip(), wanted or "", why))
-            cells[(row, c)] = cell
-    drop = book.read_only()
-    keep = [i for i in range(len(book.header)) if i not in drop]
-    out = [[book.header[i] for i in keep]]
-    out += [[row[i] for i in keep] for row in book.leading]
-    out += [[cells.get((n, i), row[i]) for i in keep] for n, row in enumerate(book.students)]
-    write_csv(path, out)
-    return ExportReport(unmatched, notes, kept)
+            if cell != existing:
+                cells[(book.rows[row], c)] = cell
+    assert book.source is not None
+    keep = [n for n in range(len(book.source.records))
+            if n not in {book.rows[t] for t in test}]
+    book.source.write(path, cells, keep_rows=keep)
+    return ExportReport(sorted(unmatched, key=lambda u: u.student), notes, kept)
 
 
 def write_canvas(results: Iterable[Result], path: Path,
@@ -299,28 +309,47 @@ def write_canvas(results: Iterable[Result], path: Path,
 
 
 MOODLE_HEADINGS = {"email": "Email address", "idnumber": "ID number"}
-MOODLE_NO_GRADE = "-"  # Moodle's export and import: no grade
+
+
+def moodle_maximum(book: MoodleGradebook, column: int, assignment: str,
+                   classroom: Classroom) -> float | None:
+    """The maximum grade of the Moodle item in ``column``: the one the instructor or the
+    grading worksheet gave (``classroom.moodle_maximum``), else the one the export shows
+    (its ``(Percentage)`` column), else None."""
+    given = classroom.moodle_maximum.get(assignment)
+    return given if given is not None else book.maximum(column)
 
 
 def _moodle_from_gradebook(results: list[Result], path: Path, classroom: Classroom,
                            book: MoodleGradebook) -> ExportReport:
     """Moodle's own export again: its user fields and export time, the grade items of this
     run's assignments (found by title, as in Canvas), each matched learner's cell decided
-    (:func:`settle_cell`), every other cell as Moodle wrote it. A learner is matched by the
-    roster's identifier (or the username) in ``Email address``, ``ID number`` or
-    ``Username``, case-insensitively, and written as Moodle spells it."""
+    (:func:`settle_cell`) and scaled to the item's maximum grade, every other cell as Moodle
+    wrote it (:mod:`.lms_file`). A learner is matched by the roster's identifier (or the
+    username) in ``Email address``, ``ID number`` or ``Username``, case-insensitively, and
+    written as Moodle spells it. An item whose maximum is not known is left out (a note
+    says how to give it)."""
     grid = score_grid(results, classroom)
     found = decisions_of(results, classroom)
     items = book.item_columns()
     columns: dict[str, int] = {}
+    top: dict[str, float] = {}
     notes: list[str] = []
     for a in grid.assignments:
         hits = [i for i, title in items.items() if _names(title, a)]
-        if len(hits) == 1:
-            columns[a] = hits[0]
-        else:
+        if len(hits) != 1:
             notes.append(f"{a}: {'no' if not hits else 'more than one'} Moodle grade item "
                          "(Real) names it; its scores are not in the Moodle import")
+            continue
+        maximum = moodle_maximum(book, hits[0], a, classroom)
+        if maximum is None or maximum <= 0:
+            notes.append(f"{a}: refused: the maximum grade of Moodle's {book.header[hits[0]]} "
+                         "is not known, and Moodle reads points on its own scale; unpack the "
+                         "submissions with the grading worksheet (its Maximum Grade), or give "
+                         f"--moodle-maximum {a}=POINTS; its scores are not in the Moodle "
+                         "import")
+            continue
+        columns[a], top[a] = hits[0], maximum
     unmatched: list[Unmatched] = []
     rows: dict[str, int] = {}
     for student in _placed(results, found):
@@ -344,25 +373,21 @@ def _moodle_from_gradebook(results: list[Result], path: Path, classroom: Classro
     kept: list[Kept] = []
     for a, c in columns.items():
         for student, row in rows.items():
-            if (student, a) not in found:
+            d = found.get((student, a))
+            if d is None:
                 continue
             existing = book.students[row][c]
             wanted = grid.cells.get((student, a))
+            if wanted is not None and d.max_score:
+                wanted = format_score(float(wanted) / d.max_score * top[a])
             cell, why = settle_cell(existing, wanted, classroom)
             if why:
                 kept.append(Kept(student, "moodle", a, existing.strip(), wanted or "", why))
-            cells[(row, c)] = cell
+            if cell != existing:
+                cells[(book.rows[row], c)] = cell
+    assert book.source is not None
     keep = sorted(set(book.identity()) | set(columns.values()))
-
-    def cell(n: int, i: int, row: list[str]) -> str:
-        # Moodle's "-" (no grade) is written empty, which Moodle's import reads the same
-        # way: a lone "-" would be defused as a spreadsheet formula ('-) and refused.
-        value = cells.get((n, i), row[i])
-        return "" if value.strip() == MOODLE_NO_GRADE else value
-
-    out = [[book.header[i] for i in keep]]
-    out += [[cell(n, i, row) for i in keep] for n, row in enumerate(book.students)]
-    write_csv(path, out)
+    book.source.write(path, cells, keep_columns=keep)
     return ExportReport(sorted(unmatched, key=lambda u: u.student), notes, kept)
 
 
@@ -383,6 +408,13 @@ def write_moodle(results: Iterable[Result], path: Path,
         return _moodle_from_gradebook(ordered, path, classroom, classroom.moodle)
     book = score_grid(ordered, classroom)
     found = decisions_of(ordered, classroom)
+    blind = sorted(k for k, d in found.items() if d.state == "missing" and d.score is not None)
+    if blind:  # points for missing work, written over whatever Moodle holds: refused
+        path.unlink(missing_ok=True)
+        return ExportReport([], [f"grades-moodle.csv refused: it would write the term's missing "
+                                 f"points for {len(blind)} learner(s) (first {blind[0][0]}, "
+                                 f"{blind[0][1]}) over any score typed into Moodle; give "
+                                 "Moodle's own export (--moodle-gradebook)"])
     students = [s for s in book.students if s in _placed(ordered, found)]
 
     def row(student: str) -> list[str]:

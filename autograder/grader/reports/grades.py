@@ -104,6 +104,9 @@ def read_scores(path: Path) -> dict[tuple[str, str], float]:
             raise ValueError(f"no {', '.join(missing)} column")
         scores = {}
         for row in reader:
+            recorded = (row.get("final_score") or "").strip()
+            if recorded and recorded != "EX":
+                row = {**row, "score": recorded}  # the score recorded, late penalty and all
             if not (row.get("score") or "").strip() and row.get("status") in NO_SUBMISSION:
                 continue  # a learner with no submission: no score to compare
             try:
@@ -147,13 +150,19 @@ class Regrade:
     problem: str = ""  # why the previous grades.csv could not be read
 
 
-def compare_with_previous(path: Path, results: Iterable[Result]) -> Regrade:
-    """Compare ``results`` with the ``grades.csv`` at ``path`` (call before replacing it)."""
+def compare_with_previous(path: Path, results: Iterable[Result],
+                          decided: dict | None = None) -> Regrade:
+    """Compare ``results`` with the ``grades.csv`` at ``path`` (call before replacing it):
+    the scores recorded (``final_score``; ``decided``'s, where a decision writes one), else
+    the grader's."""
     if not path.exists():
         return Regrade(previous=False, changes=[])
     try:
         old = read_scores(path)
     except ValueError as exc:
         return Regrade(previous=True, changes=[], problem=str(exc))
-    new = {key: r.score for key, r in by_submission(results).items()}
+    new = {}
+    for key, r in by_submission(results).items():
+        d = (decided or {}).get(key)
+        new[key] = d.score if d is not None and d.score is not None else r.score
     return Regrade(previous=True, changes=score_changes(old, new))

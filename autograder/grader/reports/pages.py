@@ -45,6 +45,9 @@ def decision_lines(result: Result, decision: Decision | None,
                          f"{format_score(decision.score)} / {format_score(decision.max_score)}.")
         elif decision.state == "late":
             lines.append(f"Late: {decision.note}.")
+        elif decision.state == "missing" and decision.score is not None:
+            lines.append(f"Not submitted: {decision.note}. Score recorded: "
+                         f"{format_score(decision.score)} / {format_score(decision.max_score)}.")
     if any(not a.question for a in applied) or (decision is not None and decision.score is not None
                                                  and decision.state == "late"):
         lines.append("The table below shows the grader's own verdicts.")
@@ -58,15 +61,51 @@ def _block(lines: list[str]) -> str:
     return f"{START}<section id=\"decisions\">{items}</section>{END}"
 
 
+def decision_page(student: str, assignment: str, lines: list[str]) -> str:
+    """A page of its own for a recorded result with no graded notebook behind it (excused,
+    not submitted): the assignment, and why the gradebook says what it says."""
+    title = html.escape(f"{assignment}: {student}")
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}"
+            f"</title></head><body><header id=\"top\"><h1>{html.escape(assignment)}</h1>"
+            f"{_block(lines)}</header><main></main></body></html>\n")
+
+
+def _page_of_its_own(out: Path, student: str, assignment: str, lines: list[str]) -> bool:
+    """Write :func:`decision_page` where there is no page yet (names checked, no link
+    followed); True when written."""
+    from autograder.grader.submissions import is_safe_name
+
+    if not lines or not (is_safe_name(student) and is_safe_name(assignment)):
+        return False
+    folder = out / student / assignment
+    for place in (out / student, folder, folder / PAGE):
+        if place.is_symlink():
+            return False
+    if (folder / PAGE).exists():
+        return False
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / PAGE).write_text(decision_page(student, assignment, lines), encoding="utf-8")
+    return True
+
+
 def show_decisions(out: Path, results: Iterable[Result],
                    decisions: dict[tuple[str, str], Decision],
                    applied: Iterable[Applied]) -> int:
     """Write each result's decisions into its feedback page under ``out``; return how many
-    pages changed. A page that is a link, or not a regular file, is left alone."""
+    pages changed. A page that is a link, or not a regular file, is left alone. A learner
+    excused or given the term's ``missing`` points, with no page, gets a page of its own
+    saying why."""
     by_pair: dict[tuple[str, str], list[Applied]] = {}
     for a in applied:
         by_pair.setdefault((a.student, a.assignment), []).append(a)
     changed = 0
+    results = list(results)
+    for key, d in sorted(decisions.items()):
+        if d.excused or (d.state == "missing" and d.score is not None):
+            r = next((r for r in results if (r.student, r.assignment) == key),
+                     Result(key[0], key[1], "", max_score=d.max_score))
+            lines = decision_lines(r, d, by_pair.get(key, []))
+            changed += _page_of_its_own(out, *key, lines)
     for r in results:
         page = out / r.student / r.assignment / PAGE
         try:
