@@ -287,16 +287,19 @@ def test_grade_all_and_feedback_workflows_run_end_to_end(tmp_path: Path, jobs_ro
                       "cy": ("0", "not_submitted"), "dee": ("5", "graded"), "eve": ("4", "graded"),
                       "late-lee": ("0", "not_submitted"), "copy-cat": ("5", "graded")}, log
     canvas = list(csv.reader((results / "grades-canvas.csv").open()))
+    # Canvas's own file back: its read-only total stays (Canvas's importer ignores it)
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                         "Lab 0: Tiny (5100)"]
+                         "Lab 0: Tiny (5100)", "Current Score"]
     assert {r[1]: r[5] for r in canvas[2:]} == {
         "7000": "10", "7001": "6", "7002": "0", "7004": "8", "7005": "0", "7006": "10"}
-    moodle = list(csv.reader((results / "grades-moodle.csv").open()))
-    assert moodle[0] == ["Email address", "00_tiny"] and len(moodle) == 8
+    # Without Moodle's own export, writing the term's 0 for cy's and late-lee's missing work
+    # could clear a score typed into Moodle: the Moodle file is refused, and the summary says so.
+    assert not (results / "grades-moodle.csv").exists()
     assert list(csv.reader((results / "unmatched.csv").open()))[1:] == [
         ["dee", "canvas", "dee@uni.example is in no Canvas row (ID, SIS User ID, SIS Login ID "
          "or name)"]]
     summary = (results / "summary.md").read_text()
+    assert "grades-moodle.csv refused" in summary and "--moodle-gradebook" in summary
     assert "- eve · 00_tiny: — → 4 (handed in by e-mail)" in summary
     assert "- late-lee: 1 commit(s) after 2026-03-01T23:59:00+00:00" in summary
     assert summary in runner.summary.read_text()  # the merge job's summary page
