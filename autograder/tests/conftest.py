@@ -101,6 +101,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(group))
 
 
+def toc_pages() -> list[str]:
+    """The book's pages in reading order, as ``_toc.yml`` lists them (its root first)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]]
+
+    def walk(entries: list[dict]) -> None:
+        for entry in entries:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc["parts"]:
+        walk(part["chapters"])
+    return pages
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Chromium driven by Selenium (Debian's chromium + chromium-driver, or Chrome +

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+
+from autograder.tests.conftest import toc_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
@@ -26,22 +27,7 @@ REPO = "github/learn-jax/learn-jax/blob/main"
 pytestmark = pytest.mark.browser  # the browser fixture: conftest.py
 
 
-def _toc_pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc["parts"]:
-        walk(part["chapters"])
-    return pages
-
-
-PAGES = _toc_pages()
+PAGES = toc_pages()
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
 NOTEBOOK_PAGES = [p for p in PAGES if p.startswith(("notebooks/", "exercises/"))]
 

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from autograder.kernel import colab
+from autograder.tests.conftest import toc_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
@@ -302,21 +303,6 @@ def _closing(text: str, at: int, lo: int) -> int:
 
 
 @functools.cache
-def _reading_order() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries: list[dict]) -> None:
-        for entry in entries:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc["parts"]:
-        walk(part["chapters"])
-    return pages
-
-
 @functools.cache
 def _titles() -> dict[str, str]:
     """Each chapter's title, its first line, without backticks."""
@@ -399,7 +385,7 @@ def _misplaced_topics(text: str, teachers: dict[str, set[str]]) -> list[str]:
 def _looking_forward(text: str, page: str) -> list[str]:
     """The references of a text on `page` worded as looking back that name a chapter the
     table of contents puts at or after the page."""
-    order = _reading_order()
+    order = toc_pages()
     here = order.index(page)
     wrong = []
     for match in BACKWARD.finditer(text):

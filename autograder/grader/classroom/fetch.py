@@ -456,6 +456,33 @@ def _next_link(headers: Mapping[str, str]) -> str | None:
     return None
 
 
+def api_pages(url: str, api_url: str, token: str, what: str, refused: str
+              ) -> Iterator[list]:
+    """Each page of the list GitHub's API gives at ``url`` (pages followed through ``Link``,
+    on ``api_url``'s own host only, at most :data:`MAX_PAGES`).
+
+    Raises:
+        FetchError: the API refused (``refused`` says what that means), sent something that
+            is not a list, sent a next page on another host, or ran past the last page.
+    """
+    host = urllib.parse.urlsplit(api_url).netloc
+    next_url: str | None = url
+    for _ in range(MAX_PAGES):
+        if next_url is None:
+            return
+        if urllib.parse.urlsplit(next_url).netloc != host:
+            raise FetchError(f"the next page of {what}, {next_url}, is not on {host}")
+        try:
+            batch, headers = api_get(next_url, token)
+        except ApiError as exc:
+            raise FetchError(f"{what} was refused ({exc}){refused}") from None
+        if not isinstance(batch, list):
+            raise FetchError(f"{what} is not a list")
+        yield batch
+        next_url = _next_link(headers) if batch else None
+    raise FetchError(f"{what} ran past {MAX_PAGES} pages")
+
+
 def push_times(api_url: str, full_name: str, branch: str, token: str
                ) -> list[tuple[str, datetime]]:
     """When GitHub received each commit pushed to ``branch`` of ``full_name``: (the push's
@@ -468,23 +495,11 @@ def push_times(api_url: str, full_name: str, branch: str, token: str
     """
     query = urllib.parse.urlencode({"ref": f"refs/heads/{branch}", "per_page": PER_PAGE,
                                     "direction": "asc"})
-    url: str | None = (f"{api_url.rstrip('/')}/repos/"
-                       f"{urllib.parse.quote(full_name, safe='/')}/activity?{query}")
-    host = urllib.parse.urlsplit(api_url).netloc
+    url = f"{api_url.rstrip('/')}/repos/{urllib.parse.quote(full_name, safe='/')}/activity"
     found: list[tuple[str, datetime]] = []
-    for _ in range(MAX_PAGES):
-        if url is None:
-            return found
-        if urllib.parse.urlsplit(url).netloc != host:
-            raise FetchError(f"the activity's next page {url} is not on {host}")
-        try:
-            batch, headers = api_get(url, token)
-        except ApiError as exc:
-            raise FetchError(f"GitHub's activity of {full_name} (when each push arrived) "
-                             f"was refused ({exc}); without it, --commit-times decides by "
-                             "commit times alone") from None
-        if not isinstance(batch, list):
-            raise FetchError(f"GitHub's activity of {full_name} is not a list")
+    for batch in api_pages(f"{url}?{query}", api_url, token,
+                           f"GitHub's activity of {full_name} (when each push arrived)",
+                           "; without it, --commit-times decides by commit times alone"):
         for item in batch:
             if not isinstance(item, dict) or not item.get("after") or not item.get("timestamp"):
                 continue
@@ -493,8 +508,7 @@ def push_times(api_url: str, full_name: str, branch: str, token: str
             except ValueError:
                 raise FetchError(f"GitHub's activity of {full_name} has a time "
                                  f"{item['timestamp']!r} that is not ISO 8601") from None
-        url = _next_link(headers) if batch else None
-    raise FetchError(f"GitHub's activity of {full_name} ran past {MAX_PAGES} pages")
+    return found
 
 
 def collaborators(api_url: str, full_name: str, token: str) -> set[str]:
@@ -508,28 +522,17 @@ def collaborators(api_url: str, full_name: str, token: str) -> set[str]:
             sent something that is not a list of users.
     """
     query = urllib.parse.urlencode({"affiliation": "direct", "per_page": PER_PAGE})
-    url: str | None = (f"{api_url.rstrip('/')}/repos/"
-                       f"{urllib.parse.quote(full_name, safe='/')}/collaborators?{query}")
-    host = urllib.parse.urlsplit(api_url).netloc
+    url = (f"{api_url.rstrip('/')}/repos/{urllib.parse.quote(full_name, safe='/')}"
+           f"/collaborators?{query}")
     found: set[str] = set()
-    for _ in range(MAX_PAGES):
-        if url is None:
-            return found
-        if urllib.parse.urlsplit(url).netloc != host:
-            raise FetchError(f"the collaborators' next page {url} is not on {host}")
-        try:
-            batch, headers = api_get(url, token)
-        except ApiError as exc:
-            raise FetchError(f"GitHub's list of {full_name}'s collaborators (whose repository "
-                             f"it is) was refused ({exc}): the token's owner needs write "
-                             "access to it and the token Metadata: read; --trust-names takes "
-                             "repositories by their names alone") from None
-        if not isinstance(batch, list):
-            raise FetchError(f"GitHub's list of {full_name}'s collaborators is not a list")
+    for batch in api_pages(url, api_url, token,
+                           f"GitHub's list of {full_name}'s collaborators",
+                           ": the token's owner needs write access to it and the token "
+                           "Metadata: read; --trust-names takes repositories by their names "
+                           "alone"):
         found |= {str(user["login"]).lower() for user in batch
                   if isinstance(user, dict) and isinstance(user.get("login"), str)}
-        url = _next_link(headers) if batch else None
-    raise FetchError(f"GitHub's list of {full_name}'s collaborators ran past {MAX_PAGES} pages")
+    return found
 
 
 def check_owner(repo: dict, login: str, api_url: str, token: str,
