@@ -249,3 +249,19 @@ def test_no_hidden_expected_value_reaches_the_learner(report: dict) -> None:
     assert problems == []
     if any(expected_numbers(r) for r in hidden if r.check != "value"):
         assert shown_when_visible, "the search found nothing even in visible messages"
+
+
+# What the suite checked when it was made faster (2026-11-28): it may only grow. Each of these
+# runs on every runtime (test_runtimes.py, test_hint_corpus.py), and the suite report prints
+# how many each runtime checked.
+FLOOR = {"exercises": 11, "wrong answers": 277}
+
+
+def test_no_exercise_or_wrong_answer_was_dropped() -> None:
+    """Are there still at least as many exercise sources and wrong-answer fixtures as when the
+    suite was sped up, every fixture naming a question of a source that exists?"""
+    fixtures = sorted((ROOT / "autograder" / "tests" / "wrong_answers").glob("*/*.py"))
+    stems = {p.stem for p in SOURCES}
+    assert len(SOURCES) >= FLOOR["exercises"]
+    assert len(fixtures) >= FLOOR["wrong answers"]
+    assert {f.parent.name for f in fixtures} <= stems
