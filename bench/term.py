@@ -103,7 +103,7 @@ def make_repositories(root: Path, learners: int) -> tuple[list[dict], dict[str, 
 
 class StandIn:
     """GitHub's REST API as fetch uses it, on 127.0.0.1: the organisation's repositories, 100
-    a page, and each repository's push activity."""
+    a page, and each repository's push activity and collaborators."""
 
     def __init__(self, repos: list[dict], activity: dict[str, list[dict]]) -> None:
         served = self
@@ -120,6 +120,9 @@ class StandIn:
                     body, status = repos[(page - 1) * size:page * size], 200
                 elif len(parts) == 4 and parts[3] == "activity" and parts[2] in activity:
                     body, status = activity[parts[2]], 200
+                elif len(parts) == 4 and parts[3] == "collaborators" and parts[2] in activity:
+                    # whose repository it is: its learner, as GitHub Classroom makes them
+                    body, status = [{"login": parts[2].removeprefix(f"{PREFIX}-")}], 200
                 else:
                     body, status = {"message": "Not Found"}, 404
                 data = json.dumps(body).encode()
