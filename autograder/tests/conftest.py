@@ -64,9 +64,11 @@ def keep_chapter(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not asked:
         return
     stem = chapter_stem(asked)
-    keep = [item for item in items if about_chapter(item.nodeid, stem)]
-    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-    items[:] = keep
+    kept: dict[bool, list[pytest.Item]] = {True: [], False: []}
+    for item in items:
+        kept[about_chapter(item.nodeid, stem)].append(item)
+    config.hook.pytest_deselected(items=kept[False])
+    items[:] = kept[True]
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks

@@ -45,14 +45,20 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
 @functools.cache
 def runtime_named(python: str) -> str:
     """The name of the runtime whose Python ``python`` is: ``tools`` for this interpreter, else
-    the course kernel that runs it (``colab``, ``newest``), else ``python`` itself."""
+    the runtime (``colab``, ``newest``) whose registered kernel runs it, else ``python``."""
     if python == sys.executable:
         return "tools"
-    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-    for name, spec in KernelSpecManager().get_all_specs().items():
-        if spec["spec"]["argv"][:1] == [python]:
-            return name.removeprefix("learn-jax-")
+    from autograder.tests.conftest import RUNTIMES_SCRIPT
+
+    for name, runtime in RUNTIMES_SCRIPT.RUNTIMES.items():
+        try:
+            spec = KernelSpecManager().get_kernel_spec(runtime["kernel"])
+        except NoSuchKernel:
+            continue
+        if spec.argv[:1] == [python]:
+            return name
     return python
 
 
