@@ -78,9 +78,12 @@ test-newest: setup-newest
 
 book: $(STAMP) setup-newest
 	@# In CI every notebook is executed afresh; locally the execution cache skips unchanged ones,
-	@# until the newest-JAX runtime changes (its kernelspec is rewritten then).
+	@# until the newest-JAX runtime changes (its kernelspec is rewritten then). Sphinx's own
+	@# state goes with the cache: kept, Sphinx finds no page out of date and executes nothing,
+	@# and the tests that read the book's execution (test_runtimes.py) find none.
 	@if [ "$${CI:-}" = "true" ] || [ $(RUNTIME_KERNELS)/learn-jax-newest/kernel.json -nt \
-	  _build/.jupyter_cache/global.db ]; then rm -rf _build/.jupyter_cache; fi
+	  _build/.jupyter_cache/global.db ]; then \
+	  rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute; fi
 	$(VENV)/bin/jupyter-book build . --warningiserror --nitpick --keep-going
 	@echo ""
 	@echo "The book is built. Open it at: file://$(CURDIR)/_build/html/index.html"
@@ -118,13 +121,20 @@ release: $(STAMP)
 	$(PY) -m autograder release
 
 # One reference cache for the run (outside the repository, removed at the end): release --check
-# records each reference answer once and every test that grades it reuses that run. The suite
-# prints where its time went at the end (autograder/tests/suite_report.py; JSON in _build/).
-test: setup setup-runtimes lint browser-deps sandbox-deps db-deps book
-	@refs=$$(mktemp -d "$${TMPDIR:-/tmp}/learn-jax-references-XXXXXX") && \
-	trap 'rm -rf "$$refs"' EXIT && export LEARN_JAX_REFERENCE_CACHE="$$refs" && \
-	start=$$(date +%s) && $(PY) -m autograder release --check && \
-	echo "release --check: $$(( $$(date +%s) - start )) s" && \
+# records each reference answer once and every test that grades it reuses that run. release
+# --check (the tools' JAX) runs beside the book build (the newest JAX's kernel), one core each;
+# its output is shown when both are done. The suite prints where its time went at the end
+# (autograder/tests/suite_report.py; JSON in _build/).
+test: setup setup-runtimes lint browser-deps sandbox-deps db-deps
+	@run=$$(mktemp -d "$${TMPDIR:-/tmp}/learn-jax-test-XXXXXX") || exit 1; \
+	trap 'rm -rf "$$run"' EXIT; mkdir "$$run/references" || exit 1; \
+	export LEARN_JAX_REFERENCE_CACHE="$$run/references"; start=$$(date +%s); \
+	{ $(PY) -m autograder release --check > "$$run/release-check.log" 2>&1; \
+	  echo $$? > "$$run/release-check.status"; } & \
+	$(MAKE) --no-print-directory book; built=$$?; wait; \
+	cat "$$run/release-check.log"; \
+	echo "book and release --check side by side: $$(( $$(date +%s) - start )) s"; \
+	test $$built = 0 && test "$$(cat "$$run/release-check.status")" = 0 && \
 	$(PY) -m bench.report --check && \
 	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) \
 	  --dist loadgroup

@@ -101,9 +101,10 @@ def _nbgrader_env(course: Path) -> dict[str, str]:
 
 
 def nbgrader(course: Path, step: str, assignment: str, student: str | None = None,
-             timeout: float | None = None) -> subprocess.CompletedProcess:
-    """Run one nbgrader step in ``course``'s long-lived nbgrader process."""
-    return worker(course).run(step, assignment, student, timeout)
+             timeout: float | None = None, spare: bool = True) -> subprocess.CompletedProcess:
+    """Run one nbgrader step in ``course``'s long-lived nbgrader process (``spare``:
+    :meth:`~autograder.grader.nbgrader_worker.Worker.run`)."""
+    return worker(course).run(step, assignment, student, timeout, spare)
 
 
 def worker(course: Path) -> Worker:

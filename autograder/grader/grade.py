@@ -139,15 +139,17 @@ def _job_started(scratch: Path, numbers: multiprocessing.queues.Queue, jobs: int
 
 
 def _grade_in_job(sub: Submission, template: Path, out: Path, scratch: Path,
-                  source: Path, limits: Limits, records: Path, feedback: bool) -> Result:
-    """Grade one submission in a pool process, in that process's own copy of the course."""
+                  source: Path, limits: Limits, records: Path, feedback: bool,
+                  spare: bool = True) -> Result:
+    """Grade one submission in a pool process, in that process's own copy of the course
+    (``spare``: :func:`~autograder.grader.grading.grade_one`'s)."""
     from autograder.grader.grading import grade_one  # nbgrader: only where a job grades
 
     course = _job_course(scratch)
     if not (course / "nbgrader_config.py").exists():
         clone_course(template, course, limits, compiled_programs(records), _CPUS)
     return grade_one(sub, course, gradebook_url(course), out, source, limits, records,
-                     feedback)
+                     feedback, spare)
 
 
 
@@ -290,9 +292,9 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
             recorded = record_all()
             db = clone_course(cached_course(records, names, args.source), course_root,
                               limits, compiled)
-            for sub in todo:
+            for i, sub in enumerate(todo):  # no kernel started ahead after the last
                 results.append(grade_one(sub, course_root, db, args.out, args.source, limits,
-                                         records, args.feedback))
+                                         records, args.feedback, spare=i < len(todo) - 1))
                 progress.advance()
             for fut in recorded:
                 fut.result()  # a reference that fails its own tests fails the run
@@ -312,9 +314,12 @@ def _grade_all(todo: list[Submission], args: argparse.Namespace, limits: Limits,
                 pool.submit(os.getpid)
             recorded = record_all()
             template = cached_course(records, names, args.source)  # each job copies it
+            # The last `jobs` submissions start no kernel ahead: no job has another to come
+            # (at worst a job that takes two of them starts the second's kernel itself).
             futures = [pool.submit(_grade_in_job, sub, template, args.out, Path(tmp),
-                                   args.source, limits, records, args.feedback)
-                       for sub in todo]
+                                   args.source, limits, records, args.feedback,
+                                   i < len(todo) - args.jobs)
+                       for i, sub in enumerate(todo)]
             for fut in concurrent.futures.as_completed(futures):
                 results.append(fut.result())
                 progress.advance()

@@ -179,13 +179,15 @@ def _kernel_stages(course: Path, student: str, assignment: str
 
 def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
               source_dir: Path = SOLUTIONS, limits: Limits | None = None,
-              records_cache: Path | None = None, feedback: bool = True) -> Result:
+              records_cache: Path | None = None, feedback: bool = True,
+              spare: bool = True) -> Result:
     """Grade one submission in an existing course directory; write its result files.
 
     Each check is decided here, from the student's evidence and the trusted records of the
     reference answers (:func:`~autograder.grader.reference_run.trusted_records`, cached in
     ``records_cache``, by default the course's ``records/``). The feedback page is written
-    unless ``feedback`` is False; ``Result.stages`` says how long each step took.
+    unless ``feedback`` is False; ``Result.stages`` says how long each step took. ``spare``
+    False: no kernel is started ahead for a next submission (this is the last).
     """
     from nbgrader.api import Gradebook
 
@@ -234,7 +236,7 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
         lap("prepare")
         try:
             proc = nbgrader(course, "autograde", sub.assignment, sub.student,
-                             timeout=(limits or Limits()).step_timeout)
+                             timeout=(limits or Limits()).step_timeout, spare=spare)
         finally:
             restore_test_sources(db_url, sub.assignment, originals)
         lap("nbgrader")

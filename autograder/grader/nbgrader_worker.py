@@ -55,7 +55,7 @@ class Worker:
             self._start()
 
     def run(self, step: str, assignment: str, student: str | None = None,
-            timeout: float | None = None) -> subprocess.CompletedProcess:
+            timeout: float | None = None, spare: bool = True) -> subprocess.CompletedProcess:
         """Run one nbgrader step; the result looks like a finished ``nbgrader`` command.
 
         Args:
@@ -63,6 +63,9 @@ class Worker:
             assignment: the assignment name.
             student: the student id (autograde and generate_feedback).
             timeout: seconds to wait for the step; on expiry the worker is stopped.
+            spare: for ``autograde``, whether a kernel is started ahead for the next
+                notebook once this one's has stopped (where the course starts kernels
+                ahead); False for the last submission a worker grades.
 
         Returns:
             A :class:`subprocess.CompletedProcess` with ``returncode`` 0 on success and
@@ -72,7 +75,8 @@ class Worker:
             raise ValueError(f"unknown nbgrader step {step!r}; known: {', '.join(STEPS)}")
         self.start()
         assert self._proc is not None and self._proc.stdin is not None
-        request = {"step": step, "assignment": assignment, "student": student}
+        request = {"step": step, "assignment": assignment, "student": student,
+                   "spare": spare}
         args = [step, assignment] + ([student] if student else [])
         try:
             self._proc.stdin.write(json.dumps(request) + "\n")
@@ -134,6 +138,9 @@ def _serve(answer_fd: int) -> None:
             if step == "generate_assignment":
                 answer = api.generate_assignment(assignment, force=True, create=True)
             elif step == "autograde":
+                from autograder.grader.preprocessors.execute_with_limits import want_spare
+
+                want_spare(bool(request.get("spare", True)))
                 answer = api.autograde(assignment, request["student"], force=True, create=True)
             elif step == "generate_feedback":
                 answer = api.generate_feedback(assignment, request["student"], force=True)

@@ -39,6 +39,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 TIMING_GROUP = "timing"
 
 
+def group_name(*parts: str) -> str:
+    """An xdist group's name made of ``parts``, joined with ``:``.
+
+    Never brackets: pytest-xdist's ``--dist loadgroup`` reads a test's group from the end of
+    its id, after an ``@`` that comes after the last ``]`` (so that an ``@`` inside a
+    parameter is not taken for one); a group named ``exercise[05_jit]`` ends in a ``]`` and
+    xdist schedules each of its tests alone (pytest-xdist 3.8, ``LoadGroupScheduling``).
+    """
+    name = ":".join(parts)
+    if "[" in name or "]" in name or "@" in name:
+        raise ValueError(f"xdist group {name!r}: no brackets or @ (loadgroup ignores it)")
+    return name
+
+
 def chapter_stem(asked: str) -> str:
     """The stem of the chapter ``asked`` names (``05`` or ``05_jit``); a usage error names the
     chapters when none or several match."""
@@ -99,7 +113,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             runtime = params.params.get("runtime", params.params.get("any_runtime")) \
                 if params else None
             if runtime is not None:
-                group += f"[{getattr(runtime, 'name', runtime)}]"
+                group = group_name(group, str(getattr(runtime, "name", runtime)))
         item.add_marker(pytest.mark.xdist_group(group))
 
 

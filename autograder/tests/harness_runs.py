@@ -1,16 +1,26 @@
-"""Run the exercise harness once per (interpreter, source) in a test session and share the report.
+"""Run the exercise harness once per (runtime, source) in a test run and share the report.
 
-``test_exercises.py`` asks it on the pinned stack, ``test_colab.py`` on Colab's and compares the
-two, so each source's harness runs once per stack, not once per test module.
+``test_exercises.py``, ``test_compile_audit.py``, ``test_hint_corpus.py`` and
+``test_runtimes.py`` all read one source's harness report on a runtime. The report is kept in
+the run's reference cache (``$LEARN_JAX_REFERENCE_CACHE``, one folder per ``make test`` or
+pytest session, :mod:`autograder.tests.conftest`), keyed by the digest of what it depends on
+(the source, its wrong-answer fixtures, the course package with its tests, the runtime's
+Python), so each is made once per run even when pytest-xdist puts its readers on two workers:
+the first worker to ask holds a lock on the key while it runs the harness; the other waits
+for the report instead of running it again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,15 +28,79 @@ import pytest
 from autograder.tests.suite_report import note_checks
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "autograder"
+WRONG_ANSWERS = Path(__file__).parent / "wrong_answers"
 
 
-@functools.cache
 def harness_report(source: Path, python: str = sys.executable) -> dict:
-    """The harness's JSON report for ``source`` run by ``python`` (from the source's folder).
+    """The harness's JSON report for ``source`` run by ``python`` (from the source's folder),
+    made once per run and runtime (:func:`_shared_report`).
 
     The repository is put on ``PYTHONPATH`` so an interpreter whose site-packages hold an
     installed copy of the course package runs this checkout's harness and fixtures.
     """
+    return _shared_report(Path(source).resolve(), runtime_named(python), python)
+
+
+@functools.cache
+def _package_digest() -> str:
+    """A digest of every Python file of the course package, its tests and fixtures included
+    (the harness runs them), read once per process."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0"
+                      + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def harness_key(source: Path, runtime: str, python: str) -> str:
+    """What a harness report of ``source`` depends on, as a digest: the source's bytes, its
+    wrong-answer fixtures, the course package and the runtime (its name and Python)."""
+    digest = hashlib.sha256(f"{runtime}\0{python}\0{_package_digest()}\0".encode())
+    digest.update(source.read_bytes())
+    for path in sorted((WRONG_ANSWERS / source.stem).glob("*")):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:24]
+
+
+@contextlib.contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``lock`` (made when missing) while inside."""
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@functools.cache
+def _shared_report(source: Path, runtime: str, python: str) -> dict:
+    """The report of ``source`` on ``runtime``: read from the run's reference cache when a
+    worker made it already, else made here (under the key's lock) and kept there."""
+    from autograder.grader.grade import reference_cache_default
+
+    cache = reference_cache_default()
+    if cache is None:
+        return _run_harness(source, runtime, python)
+    folder = cache / "harness"
+    folder.mkdir(parents=True, exist_ok=True)
+    key = f"{source.stem}-{runtime}-{harness_key(source, runtime, python)}"
+    kept = folder / f"{key}.json"
+    with _held(folder / f"{key}.lock"):
+        if kept.exists():
+            return json.loads(kept.read_text())
+        report = _run_harness(source, runtime, python)
+        partial = kept.with_suffix(".part")
+        partial.write_text(json.dumps(report))
+        partial.replace(kept)
+    return report
+
+
+def _run_harness(source: Path, runtime: str, python: str) -> dict:
+    """Run the harness on ``source`` with ``python``; its report (the checks it ran are noted
+    for the suite report, under ``runtime``)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
     proc = subprocess.run(
@@ -36,7 +110,7 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("HARNESS-JSON ")]
     assert lines, f"harness printed no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     report = json.loads(lines[-1][len("HARNESS-JSON "):])
-    note_checks({"runtime": runtime_named(python), "source": source.stem,
+    note_checks({"runtime": runtime, "source": source.stem,
                  "questions": len(report["questions"]),
                  "wrong": sum(len(e.get("wrong", {})) for e in report["questions"].values())})
     return report
@@ -74,10 +148,12 @@ def times_answers(source: Path) -> bool:
 def source_param(source: Path) -> object:
     """``source`` as a test parameter for the harness's tests, on every runtime: a source
     whose tests time answers is marked ``timing`` (one group, never beside another timing
-    test); any other runs in a group of its own, ``exercise[<stem>]``, so that its pinned
-    report, which the other runtimes' tests compare against, is made once, on one worker."""
+    test); any other runs in a group of its own, ``exercise:<stem>``, so that its reports
+    on every runtime are read on one worker, one after another."""
+    from autograder.tests.conftest import group_name
+
     marks = (pytest.mark.timing if times_answers(source)
-             else pytest.mark.xdist_group(f"exercise[{source.stem}]"))
+             else pytest.mark.xdist_group(group_name("exercise", source.stem)))
     return pytest.param(source, id=source.stem, marks=marks)
 
 

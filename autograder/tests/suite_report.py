@@ -188,7 +188,7 @@ class ProcessCounter:
 
 def runtime_of(nodeid: str) -> str:
     """The runtime a test ran on, from its id's parameters (``-`` when it names none)."""
-    nodeid = re.sub(r"@[\w.\-]+(\[[^\]]*\])?$", "", nodeid)  # xdist's "@group" suffix
+    nodeid = re.sub(r"@[\w.:\-]+$", "", nodeid)  # xdist's "@group" suffix
     params = nodeid.partition("[")[2].rpartition("]")[0]
     for word in params.replace("/", "-").split("-"):
         if word in RUNTIME_WORDS:

@@ -23,11 +23,22 @@ def _tiny(tmp_path_factory, *names: str, runtimes: str = "tools") -> Path:
     return out
 
 
+def _asked_built() -> list[str]:
+    """The built runtimes (colab, newest) ``LEARN_JAX_RUNTIMES`` asks for, each installed
+    (:func:`kernel_runtime` fails, saying how to build it, when one is not)."""
+    names = [name for name in RUNTIME_NAMES if name in asked_runtimes()]
+    for name in names:
+        kernel_runtime(name)
+    return names
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     """Grading throughput, the course's speedups and the term at their tiny sizes (no timing
-    test runs: 02_pure_functions has none), into one folder, on the grader's runtime alone."""
-    return _tiny(tmp_path_factory, "throughput", "speedups", "term")
+    test runs: 02_pure_functions has none), into one folder; throughput's (c) on the grader's
+    runtime and on each built runtime asked for, in the same run (one (a) and (b) for all)."""
+    return _tiny(tmp_path_factory, "throughput", "speedups", "term",
+                 runtimes=",".join(_asked_built()) or "tools")
 
 
 @pytest.fixture(scope="module")
@@ -41,18 +52,10 @@ def tiny_fidelity(tmp_path_factory) -> Path:
 def built() -> list[str]:
     """The built runtimes (colab, newest) ``LEARN_JAX_RUNTIMES`` asks for, each installed; the
     test is skipped when it asks for none."""
-    names = [name for name in RUNTIME_NAMES if name in asked_runtimes()]
+    names = _asked_built()
     if not names:
         pytest.skip("no built runtime is asked for: set LEARN_JAX_RUNTIMES (make test does)")
-    for name in names:
-        kernel_runtime(name)  # fails, saying how to build it, when it is not installed
     return names
-
-
-@pytest.fixture(scope="module")
-def tiny_throughput_built(tmp_path_factory, built: list[str]) -> Path:
-    """Grading throughput at its tiny size, (c) also on each built runtime asked for."""
-    return _tiny(tmp_path_factory, "throughput", runtimes=",".join(built))
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +101,8 @@ def test_throughput_ways_agree_on_scores(tiny: Path) -> None:
     assert {k: v["slowdown"] > 0 for k, v in data["two_at_once"].items()} == {
         "python": True, "jax": True}  # the machine's two-at-once workloads both ran
     assert all(w["throughput_per_minute"] > 0 for w in data["ways"].values())
-    (tools,) = data["runtimes"].values()  # --runtimes tools: (c) on the grader's own alone
+    assert list(data["runtimes"]) == ["tools", *_asked_built()]  # the built ones: below
+    tools = data["runtimes"]["tools"]
     assert tools["name"] == "tools" and tools["way"] == data["ways"]["c_grade_jobs_n"]
     assert tools["c_speedup_over_a"] == data["throughput_c_speedup_over_a"]
 
@@ -257,13 +261,13 @@ def test_fidelity_runs_in_each_built_runtimes_own_jax(tiny_fidelity_built: Path,
 
 @pytest.mark.runtimes
 def test_throughput_grades_on_each_built_runtime_against_plain_nbgrader(
-        tiny_throughput_built: Path, built: list[str]) -> None:
+        tiny: Path, built: list[str]) -> None:
     """Does (c) run on each built runtime asked for (``grade --runtime NAME``), after its
     trusted runs, with its scores the same as plain nbgrader's (a) on the grader's own, and
     does the page give each runtime a table with (a) and that (c), checking the bar there?"""
-    data = _saved(tiny_throughput_built, "grading_throughput")
+    data = _saved(tiny, "grading_throughput")
     assert list(data["runtimes"]) == ["tools", *built]
-    page = report.render(tiny_throughput_built)
+    page = report.render(tiny)
     a = data["ways"]["a_plain_nbgrader"]["seconds"]
     for name in built:
         runtime = runtime_choice.resolve(name)

@@ -28,6 +28,24 @@ def test_timed():
 @pytest.mark.parametrize("n", range(3))
 def test_plain(n):
     time.sleep(0.2)
+
+
+@pytest.mark.xdist_group("exercise:05_jit")
+@pytest.mark.parametrize("n", range(2))
+def test_exercise(n):
+    time.sleep(0.2)
+'''
+# A module whose tests run on kernel runtimes: one group per runtime (module:runtime).
+_ON_RUNTIMES = '''
+import time
+
+import pytest
+
+
+@pytest.mark.parametrize("runtime", ["colab", "newest"])
+@pytest.mark.parametrize("n", range(3))
+def test_on(runtime, n):
+    time.sleep(0.2)
 '''
 
 
@@ -58,16 +76,42 @@ def _suite(tmp_path: Path) -> Path:
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    timing: timed\n")
     for name in ("test_one", "test_two", "test_three"):
         (tmp_path / f"{name}.py").write_text(_MODULE)
+    (tmp_path / "test_four.py").write_text(_ON_RUNTIMES)
     return tmp_path
 
 
 def test_groups_are_what_xdist_schedules(tmp_path: Path) -> None:
     """Run by pytest-xdist (the versions requirements.txt pins), is each module's group of
-    plain tests on one worker, and every test marked ``timing``, from all three modules, in
-    one group on one worker, so that no two timing-sensitive tests ever run side by side?"""
+    plain tests on one worker, each runtime's tests of a module on one worker, one named
+    group from three modules on one worker, and every test marked ``timing``, from all three
+    modules, in one group on one worker, so that no two timing-sensitive tests ever run side
+    by side?"""
     ran = _workers(str(_suite(tmp_path)), cwd=tmp_path)
-    assert set(ran) == {"test_one", "test_two", "test_three", "timing"}, ran
+    assert set(ran) == {"test_one", "test_two", "test_three", "timing", "exercise:05_jit",
+                        "test_four:colab", "test_four:newest"}, ran
     assert all(len(workers) == 1 for workers in ran.values()), ran
+
+
+def test_every_group_name_is_one_xdist_reads() -> None:
+    """Does pytest-xdist's loadgroup scheduler read back, from a parametrized test's id, each
+    group name this suite makes (a module's, a module's on a runtime, an exercise's), and is
+    a name it would not read (ending in ``]``: each test scheduled alone) refused?"""
+    import pytest
+    from xdist.scheduler.loadgroup import LoadGroupScheduling
+
+    from autograder.tests.conftest import TIMING_GROUP, group_name
+    from autograder.tests.harness_runs import source_param
+
+    split = LoadGroupScheduling._split_scope
+    names = [TIMING_GROUP, "test_runtimes", group_name("test_runtimes", "colab"),
+             *(mark.args[0] for mark in source_param(ROOT / "solutions" / "01_arrays.ipynb")
+               .marks if mark.name == "xdist_group")]
+    assert len(names) == 4
+    for name in names:
+        assert split(None, f"t.py::test_x[colab-01_arrays]@{name}") == name
+    assert split(None, "t.py::test_x[colab]@test_x[colab]") != "test_x[colab]"
+    with pytest.raises(ValueError, match="brackets"):
+        group_name("exercise[01_arrays]")
 
 
 def test_the_real_suite_keeps_a_module_on_one_worker() -> None:
@@ -87,7 +131,7 @@ def test_chapter_option_keeps_the_tests_that_name_the_chapter() -> None:
 
     assert chapter_stem("05") == chapter_stem("5") == chapter_stem("05_jit") == "05_jit"
     kept = ["t.py::test_chapter_runs[colab-05_jit]", "t.py::test_x[notebooks/05_jit]",
-            "t.py::test_released[05_jit]@exercise[05_jit]", "t.py::test_y[05_jit.ipynb]"]
+            "t.py::test_released[05_jit]@exercise:05_jit", "t.py::test_y[05_jit.ipynb]"]
     dropped = ["t.py::test_chapter_runs[colab-11_performance]", "t.py::test_layout",
                "t.py::test_z[newest]", "t.py::test_w[05_jitter]"]
     assert [about_chapter(n, "05_jit") for n in kept] == [True] * len(kept)

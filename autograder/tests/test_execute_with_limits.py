@@ -121,6 +121,29 @@ def test_the_next_kernel_is_started_ahead_and_is_fresh(tmp_path, monkeypatch) ->
     assert not ewl._SPARE and not list(tmp_path.glob("kernel-*"))
 
 
+def test_no_kernel_is_started_ahead_of_the_last_notebook(tmp_path, monkeypatch) -> None:
+    """Told that the next notebook is the last (``want_spare(False)``, as a grading job's
+    last submission is), does it run in the kernel started ahead and leave none running
+    after it, and does the next one told otherwise start one again?"""
+    from autograder.grader.preprocessors import execute_with_limits as ewl
+
+    run = _ahead(tmp_path, monkeypatch)
+    try:
+        run("pass")
+        ((km, _, _),) = ewl._SPARE.values()
+        pid = km.provisioner.pid
+        ewl.want_spare(False)
+        outputs = run("import os\nprint(os.getpid())")
+        assert outputs[0]["text"].split() == [str(pid)] and not ewl._SPARE
+        ewl.want_spare(True)
+        run("pass")
+        assert len(ewl._SPARE) == 1
+    finally:
+        ewl.want_spare(True)
+        ewl.stop_spare_kernels()
+    assert not ewl._SPARE and not list(tmp_path.glob("kernel-*"))
+
+
 def test_a_spare_kernel_that_died_is_replaced(tmp_path, monkeypatch) -> None:
     """When the kernel started ahead has died meanwhile, does the next notebook start one of
     its own and run as usual, without first waiting out the import ahead's whole allowance

@@ -187,14 +187,14 @@ def _question(result: dict, qid: str) -> dict:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict[str, dict]]:
     """Grade the attacks and twins with the screen (two jobs), then the attacks without it
-    (one job, in this process; the trusted runs are made once, kept in a reference cache)."""
+    (one job, in this process; the trusted runs are those of the run's reference cache,
+    ``$LEARN_JAX_REFERENCE_CACHE``, which release --check made)."""
     from autograder.grader import grading
 
     root = tmp_path_factory.mktemp("rebinding")
     _write(root / "screened", {**ATTACKS, **TWINS})
     _write(root / "unscreened", ATTACKS)
-    cache = root / "cache"
-    common = ["--reference-cache", str(cache), "--no-feedback"]
+    common = ["--no-feedback"]  # trusted runs: the run's reference cache, made once
     assert main(["grade", str(root / "screened"), "--out", str(root / "out"), "--jobs", "2",
                  *common]) == 0
     with pytest.MonkeyPatch.context() as patch:  # one job: graded in this process

@@ -196,13 +196,14 @@ def graded(runtime, tmp_path_factory) -> dict[str, Any]:
     """Grade the chosen attacks and twins on ``runtime`` (colab or newest) as the corpus
     grades them on the grader's own: the tiny-course batch with two jobs, the attacks on the
     verdict with the screen off (one job, in this process), the rebinding attack and its twin
-    on 02_pure_functions; the trusted runs are that runtime's, kept in one reference cache.
+    on 02_pure_functions; the trusted runs are that runtime's, kept in the run's reference
+    cache (``$LEARN_JAX_REFERENCE_CACHE``) with every other test's.
     Returns case -> result, and ``seconds`` -> how long each batch took."""
     from autograder.grader import grading
 
     root = tmp_path_factory.mktemp(f"hostile-{runtime.name}")
     batches = _build(root)
-    on = ["--runtime", runtime.name, "--reference-cache", str(root / "cache")]
+    on = ["--runtime", runtime.name]  # the run's reference cache: trusted runs made once
     seconds = {}
     start = time.perf_counter()
     corpus._grade([batches["screened"]], root / "out", "--jobs", "2", *on)

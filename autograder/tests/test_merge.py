@@ -19,15 +19,18 @@ from autograder.tests.conftest import FIXTURES, ROOT, fresh_database
 
 CASES = ["correct", "partial", "empty-stub", "colab-saved", "cells-deleted", "tests-edited",
          "extra-helper-cell", "invalid-json"]
-STUDENTS = 40
+STUDENTS = 40  # the partition's class
+# The graded class: two students of each case, every shard of four getting some (5, 3, 3, 5
+# of them), so sharding, merging and the gradebook see each case twice.
+CLASS = 2 * len(CASES)
 SHARDS = 4
 SAME = ["grades.csv", "summary.md", "grades-canvas.csv", "grades-moodle.csv"]
 
 
 def _class(folder: Path) -> dict[str, str]:
-    """Forty students' submissions of the tiny course, cases in turn: student -> case."""
+    """:data:`CLASS` students' submissions of the tiny course, cases in turn: student -> case."""
     cases = {}
-    for i in range(STUDENTS):
+    for i in range(CLASS):
         student, case = f"student{i:02d}", CASES[i % len(CASES)]
         (folder / student).mkdir(parents=True)
         shutil.copy(FIXTURES / "submissions" / f"{case}.ipynb", folder / student / "00_tiny.ipynb")
@@ -92,9 +95,10 @@ def test_merge_refuses_conflicting_results(tmp_path: Path, capsys) -> None:
 def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url: str,
                                                     monkeypatch) -> None:
     """Graded as 4 shards in parallel processes writing one PostgreSQL gradebook, then merged,
-    do 40 submissions get the same grades.csv, summary.md and Canvas/Moodle exports as one
-    unsharded run, every grade exactly once in the gradebook, and a second merge change
-    nothing? (Shards and merge hold the results key, as in CI.)"""
+    do 16 submissions (two of each case, each shard some) get the same grades.csv,
+    summary.md and Canvas/Moodle exports as one unsharded run, every grade exactly once in
+    the gradebook, and a second merge change nothing? (Shards and merge hold the results
+    key, as in CI.)"""
     import os
 
     monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
@@ -130,7 +134,8 @@ def test_four_shards_into_postgres_merge_to_one_run(tmp_path: Path, postgres_url
     want = {s: (float(rows[s]["score"]), 2) for s, case in cases.items()
             if rows[s]["status"] == "graded"}
     # the invalid-json ones are not graded, nor the empty-stub ones (left as released)
-    assert len(want) == STUDENTS - 2 * (STUDENTS // len(CASES))
+    assert len(want) == CLASS - 2 * (CLASS // len(CASES))
+    assert {shard_of(s, SHARDS) for s in cases} == set(range(1, SHARDS + 1))
     assert _totals(shards_db) == want  # four writers at once: nothing lost, nothing twice
     assert _totals(merged_db) == want
     before = (merged / "grades.csv").read_text()

@@ -22,8 +22,8 @@ def test_runtime_and_module_are_read_from_a_test_id() -> None:
     assert runtime_of("autograder/tests/test_hint_corpus.py::test_y[newest-05_jit]") == "newest"
     assert runtime_of("autograder/tests/test_exercises.py::test_z[05_jit]") == "-"
     assert runtime_of("autograder/tests/test_layout.py::test_w") == "-"
-    assert runtime_of("test_small.py::test_k[colab]@test_small[colab]") == "colab"
-    assert runtime_of("test_small.py::test_k[05_jit]@exercise[05_jit]") == "-"
+    assert runtime_of("test_small.py::test_k[colab]@test_small:colab") == "colab"
+    assert runtime_of("test_small.py::test_k[05_jit]@exercise:05_jit") == "-"
     assert module_of("autograder/tests/test_runtimes.py::test_x[colab]") == "test_runtimes"
 
 

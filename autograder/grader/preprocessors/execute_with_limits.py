@@ -148,6 +148,16 @@ def _stop(km: Any, home: Path | None, kc: Any = None) -> None:
         remove_runtime_dir(home)
 
 
+_SPARE_WANTED = [True]  # whether the next notebook's kernel is started ahead after this one
+
+
+def want_spare(wanted: bool) -> None:
+    """Say whether the notebook executed next is followed by another in this process: when it
+    is not (the last of a grading job's queue), no kernel is started ahead of it, where it
+    would only be started, load JAX, and be stopped unused."""
+    _SPARE_WANTED[0] = wanted
+
+
 def stop_spare_kernels() -> None:
     """Stop every kernel started ahead and not used (when this process ends)."""
     while _SPARE:
@@ -255,7 +265,7 @@ class ExecuteWithLimits(Execute):
                 remove_runtime_dir(self._runtime_home)
             self._stages["kernel_stop"] = perf_counter() - began - sum(self._stages.values())
             self._write_stages(resources)
-            if self.prestart_kernel and km is None:
+            if self.prestart_kernel and km is None and _SPARE_WANTED[0]:
                 self._start_spare()
         self.set_widgets_metadata()
         return self.nb, self.resources
