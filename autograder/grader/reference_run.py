@@ -184,12 +184,12 @@ def records_in(report: dict[str, Any]) -> dict[str, list[Entry]]:
             for gid, entries in report["tests"].items()}
 
 
-def code_digest(package: Path) -> str:
-    """A digest of the Python files of ``package``, its ``tests/`` left out."""
+def code_digest(package: Path, tests: bool = False) -> str:
+    """A digest of the Python files of ``package``, its ``tests/`` left out unless ``tests``."""
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         relative = path.relative_to(package).as_posix()
-        if not relative.startswith("tests/"):
+        if tests or not relative.startswith("tests/"):
             digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

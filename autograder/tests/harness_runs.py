@@ -46,11 +46,9 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
 def _package_digest() -> str:
     """A digest of every Python file of the course package, its tests and fixtures included
     (the harness runs them), read once per process."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0"
-                      + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    from autograder.grader.reference_run import code_digest
+
+    return code_digest(PACKAGE, tests=True)
 
 
 def harness_key(source: Path, runtime: str, python: str) -> str:
