@@ -19,12 +19,15 @@ source, so an edited template is compiled again.
 
 from __future__ import annotations
 
+import html
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
+from markupsafe import Markup
 from nbconvert.exporters import HTMLExporter
 
 from autograder.grader.question_text import question_html
@@ -58,15 +61,31 @@ class CompiledTemplates(BytecodeCache):
             self._code.clear()
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline_code(text: str) -> Markup:
+    """A message or hint of the table as HTML: ``text`` escaped, and its Markdown code spans
+    (```jnp.where```) shown as code, as the notebook's Markdown shows them; nothing else of
+    it is markup.
+
+    Args:
+        text: a grader's message or a hint (plain text with backticks).
+    """
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", html.escape(str(text), quote=False)))
+
+
 COMPILED = CompiledTemplates()  # shared by every page this process renders
 
 
 class FeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter whose templates compile once per process, with the
-    ``question_html`` filter for the course's Markdown."""
+    ``question_html`` filter for the course's Markdown and ``inline_code`` for the code spans
+    of the table's messages and hints."""
 
     def _create_environment(self) -> Any:
         environment = super()._create_environment()
         environment.bytecode_cache = COMPILED
         environment.filters["question_html"] = question_html
+        environment.filters["inline_code"] = inline_code
         return environment

@@ -27,8 +27,9 @@ The report, per question (``report["questions"][answer_id]``):
   (:func:`autograder.kernel.hints.hint_name`), None when none is shown (the test's own message
   or advice says it all, or no hint matches); ``own[case]``: whether the message is the
   course's own (a check's ``AssertionError``), not JAX's or Python's;
-- ``seen[case]``: everything the learner sees: what the test cell printed (the feedback lines
-  with their hints) and the error line;
+- ``seen[case]``: everything the learner reads: what the test cell printed (the feedback lines
+  with their hints), then the error line where the notebook shows it (not after a failing
+  check's ``not yet`` line, which holds it already: the message is shown once);
 - ``expect[case]``: the fixture's ``# expect: <text>`` line (None when missing), which must be
   a substring of ``seen[case]`` (``test_exercises.py`` checks it);
 - ``shown[case]``: the whole failure as a notebook shows it: what the test cell printed, then
@@ -97,11 +98,26 @@ class Outcome(reference_run.Outcome):
 
     @property
     def seen(self) -> str:
-        """What the learner sees: the printed lines, then the error line."""
-        parts = [self.printed.rstrip()] if self.printed.strip() else []
-        if self.exc is not None:
+        """What the learner sees: the printed lines, then the error line, unless the test
+        cell printed it already (a failing check's ``Question N: not yet. <error>`` line: the
+        notebook's error display then shows the learner's frames, not the message again,
+        :func:`autograder.kernel.tracebacks.failure_lines`)."""
+        printed = self.printed.rstrip()
+        parts = [printed] if printed.strip() else []
+        if self.exc is not None and not _said_by_feedback(self.exc, printed):
             parts.append(first_line(self.exc))
         return "\n".join(parts)
+
+
+def _said_by_feedback(exc: BaseException, printed: str) -> bool:
+    """Did ``feedback`` report ``exc`` in ``printed`` (a test cell's output), so that the
+    notebook's display of it (:func:`autograder.kernel.tracebacks.failure_lines`) leaves its
+    message out?"""
+    from autograder.kernel import tracebacks
+
+    return bool(getattr(exc, tracebacks._COURSE, None)) and any(
+        line.endswith((f": not yet. {first_line(exc)}", ": not attempted yet."))
+        for line in printed.splitlines())
 
 
 def _displayed(exc: BaseException) -> list[str]:

@@ -243,6 +243,24 @@ def test_each_message_once_and_no_traceback_advice() -> None:
     assert text.count("is off by one") == 1 and text.count("multiply by 2.") == 1
 
 
+def test_an_unattempted_question_says_so_once_with_its_hint_as_code() -> None:
+    """For a stub left as released (the grader's "not attempted", its tests having printed
+    feedback's not-attempted line and the course's hint for it), does the page say "not
+    attempted" once, and show the hint's backticks as code, not as backticks?"""
+    from autograder.kernel.hints import hint_for
+
+    hint = hint_for(NotImplementedError())
+    nb = graded_notebook(message="not attempted")
+    nb.cells[3].outputs[0] = _stream(f"Question 1: not attempted yet.\nHint: {hint}\n")
+    nb.cells[3].outputs[1] = nbformat.v4.new_output(
+        "error", ename="NotImplementedError", evalue="", traceback=[])
+    page = render(nb)
+    assert text_of(page).lower().count("not attempted") == 1
+    row = _row(page, 1)
+    assert "`" not in row and "Hint: Replace raise NotImplementedError()" in row
+    assert "<code>raise NotImplementedError()</code>" in page
+
+
 def test_a_grader_error_keeps_the_graders_label() -> None:
     """Is a question the grader could not judge (no exception of the answer: the tests did not
     report that they ran to the end) labelled as the grader's error, not the answer's?"""

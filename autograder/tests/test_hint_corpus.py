@@ -188,6 +188,11 @@ FIRED_BY: dict[str, str] = {
     "escaped-tracer": "02_pure_functions/q4_iterate__keeps_jitted_step",
     "incompatible-shapes": "07_vmap/q6_clipped_mean_gradient__scale_not_broadcast",
     "pmap-sizes": "08_sharding/q5_fsdp_sgd_step__pmap_whole_w",
+    "checkify-not-assert": "05_jit/q6_safe_log__assert",
+    "transformation-on-value": "05_jit/q4_sgd_step__grad_of_value",
+    "export-not-jitted": "11_performance/q1_export_batched__plain_f_exported",
+    "in-shardings-length": "08_sharding/q5_fsdp_sgd_step__in_shardings_short",
+    "renamed-collective": "08_sharding/q7_smooth_sequences__other_version_collective",
 }
 # Hints that fire on no wrong answer, with where they fire instead.
 FIRED_ELSEWHERE = {
@@ -249,6 +254,16 @@ def test_repeated_lines_finds_a_message_printed_twice() -> None:
     assert repeated_lines(once) == []
     twice = once + "\nAssertionError: f(x) differs\nHint: use jnp.where"
     assert repeated_lines(twice) == ["AssertionError: f(x) differs", "Hint: use jnp.where"]
+
+
+def test_no_failure_is_read_twice(any_runtime: KernelRuntime, source: Path) -> None:
+    """On each runtime, does what the learner reads of every wrong answer (``seen``: the
+    test cell's printed lines, then the error line where the notebook shows it) say each line
+    once: no "not yet" message repeated by the error line after it?"""
+    report = harness_report(source, any_runtime.python)
+    twice = {f"{q}/{case}": repeated_lines(seen) for q, entry in report["questions"].items()
+             for case, seen in entry.get("seen", {}).items() if seen and repeated_lines(seen)}
+    assert twice == {}, any_runtime
 
 
 def test_no_failure_shows_a_line_twice(any_runtime: KernelRuntime, source: Path) -> None:

@@ -40,7 +40,7 @@ def attached_advice(exc: BaseException) -> tuple[str, ...]:
 
 @contextlib.contextmanager
 def advice(text: str, *, on: type[BaseException] | tuple[type[BaseException], ...] = Exception,
-           match: str | None = None) -> Iterator[None]:
+           match: str | None = None, unless: str | None = None) -> Iterator[None]:
     """Attach the test's own advice to an error of type ``on`` raised inside the block.
 
     Use it where a check can fail with JAX's generic error but the test knows what the mistake
@@ -51,17 +51,21 @@ def advice(text: str, *, on: type[BaseException] | tuple[type[BaseException], ..
             check_no_key_reuse(several_epochs, key, [0, 1], 10, 3)
 
     The advice replaces the generic hint for that error (see :mod:`autograder.kernel.hints`).
-    Errors of other types, or whose message lacks ``match``, pass through untouched.
+    Errors of other types, whose message lacks ``match`` or holds ``unless``, pass through
+    untouched (and get the generic hint for their error).
 
     Args:
         text: the advice to show.
         on: the exception type(s) it applies to.
         match: when given, only errors whose message contains this text get the advice.
+        unless: when given, errors whose message contains this text do not get the advice: a
+            different mistake raising the same type, which the generic hint names.
     """
     try:
         yield
     except on as exc:
-        if match is None or match in str(exc):
+        said = str(exc)
+        if (match is None or match in said) and (unless is None or unless not in said):
             attach_advice(exc, text)
         raise
 

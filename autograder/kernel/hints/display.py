@@ -193,9 +193,10 @@ def feedback(question: str) -> Iterator[None]:
             yield
     except NotImplementedError as exc:
         mark(exc, Where(question, chapter_of_cell(caller, namespace)))
-        print(f"{question}: not attempted yet.")
-        print(f"Hint: {hint_for(exc)}")
-        exc.add_note(f"Hint: {hint_for(exc)}")
+        print(f"{question}: not attempted yet.")  # said once: the hint says what to do
+        hint = f"Hint: {hint_for(exc)}"
+        print(hint)
+        exc.add_note(hint)
         if caller:
             mark_course_code(exc, caller)
         raise

@@ -194,6 +194,30 @@ def learner_frames(exc: BaseException) -> Iterator[FrameType]:
             yield frame
 
 
+# --- the question it failed in ------------------------------------------------------------------
+
+
+def in_question(chapter: str, number: int) -> Matcher:
+    """The error failed question ``number`` of chapter ``chapter`` (its visible or its hidden
+    tests), as :func:`~autograder.kernel.hints.feedback` marked it (:mod:`.where`).
+
+    A hint written for one question's typical mistake uses it, so that the same error in
+    another question still gets the generic hint.
+
+    Args:
+        chapter: the exercise's stem, e.g. ``"05_jit"``.
+        number: the question's number, as its ``feedback`` label says it (``"Question 6"``).
+    """
+    label = re.compile(rf"^Question {number}(?!\d)")
+
+    def match(exc: BaseException) -> bool:
+        from autograder.kernel.hints.where import where_of
+
+        where = where_of(exc)
+        return where.chapter == chapter and label.match(where.question or "") is not None
+    return match
+
+
 # --- collectives and mesh axes -------------------------------------------------------------------
 
 _COLLECTIVE = re.compile(r"(?<![\w])(psum|pmean|pmax|pmin|all_gather|all_to_all|ppermute|"

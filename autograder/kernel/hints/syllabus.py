@@ -33,6 +33,8 @@ TAUGHT: dict[str, str] = {
     "argnums": "04", "has_aux": "04", "jax.jacrev": "04", "stop_gradient": "04",
     # 05 jit in depth
     "static_argnames": "05", "static_argnums": "05",
+    # 11 performance (read after 05)
+    "jax.export": "11",
     # 06 control flow
     "lax.cond": "06", "lax.switch": "06", "lax.while_loop": "06", "while_loop": "06",
     "lax.fori_loop": "06", "fori_loop": "06",

@@ -5,19 +5,27 @@ Each module here is one group, a short list ``HINTS`` of
 chapter teaches it. :data:`HINTS` is every group's entries, the groups in :data:`GROUPS`
 order (the course's chapter order):
 
+- :mod:`.questions`: one question's typical mistake, matched by the error and the question it
+  failed in (first: it wins over the generic hint for the same error);
 - :mod:`.basics`: the untouched stub; Python slips with arrays (chapters 01, 02, 04);
 - :mod:`.state`: escaped tracers; reused PRNG keys (chapters 02, 03);
 - :mod:`.grad`: NaN gradients, a loss that is not one number, ``argnums`` (chapter 04);
+- :mod:`.transforms`: a transformation given a value, not a function; exporting a function
+  that is not jitted (chapters 02, 11);
 - :mod:`.tracing`: Python ``if``/``while``/NumPy on traced values (chapter 05);
 - :mod:`.static_args`: ``jit``'s static arguments (chapter 05);
 - :mod:`.control_flow`: ``lax.switch``; loops under ``grad`` (chapter 06);
 - :mod:`.vmap`: ``in_axes`` and the shape errors they cause (chapter 07);
 - :mod:`.pmap`: ``pmap``'s ``in_axes`` and collectives (chapter 08);
-- :mod:`.sharding`: meshes, shardings, ``shard_map`` (chapter 08).
+- :mod:`.sharding`: meshes, shardings, ``shard_map``, ``in_shardings``, collectives renamed
+  between JAX versions (chapter 08).
 
 **The first match wins** (:func:`autograder.kernel.hints.hint_name`). Most hints match one
 error class or one phrase of JAX's and no other hint's error, so their order does not matter;
 where two can match the same error, the more specific comes first:
+
+- :mod:`.questions` before every other group: its hints match an error another group's hint
+  matches too (``checkify-not-assert`` and ``python-if-on-tracer``), only in one question;
 
 - inside :mod:`.tracing`: a Python ``while`` or ``max``/``min`` line, and ``jnp.bincount``,
   before the general ``if`` hint, before ``concrete-value`` (``TracerBoolConversionError`` is
@@ -42,15 +50,18 @@ from autograder.kernel.hints.table import (
     control_flow,
     grad,
     pmap,
+    questions,
     sharding,
     state,
     static_args,
     tracing,
+    transforms,
     vmap,
 )
 
 GROUPS: tuple[ModuleType, ...] = (
-    basics, state, grad, tracing, static_args, control_flow, vmap, pmap, sharding,
+    questions, basics, state, grad, transforms, tracing, static_args, control_flow, vmap, pmap,
+    sharding,
 )
 
 HINTS: list[Hint] = [hint for group in GROUPS for hint in group.HINTS]

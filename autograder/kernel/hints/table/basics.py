@@ -12,8 +12,7 @@ from autograder.kernel.hints.matchers import Hint, any_of, kind, says, says_re
 
 HINTS: list[Hint] = [
     Hint("not-attempted",
-         "Not attempted yet: replace `raise NotImplementedError()` with your answer, then run "
-         "this cell again.",
+         "Replace `raise NotImplementedError()` with your answer, then run this cell again.",
          kind("NotImplementedError")),
     Hint("in-place-update",
          "JAX arrays are immutable. Instead of `x[i] = v`, write `x = x.at[i].set(v)` (or "

@@ -2,8 +2,11 @@
 
 Placing values on a mesh (parameters replicated with ``P()``, only the batch split), specs
 that split more axes than a value has, ``Explicit`` mesh axes whose result layout JAX cannot
-decide, bare ``P(...)`` outside a mesh, and ``shard_map``'s ``out_specs``. ``pmap`` is in
-:mod:`.pmap`.
+decide, bare ``P(...)`` outside a mesh, ``shard_map``'s ``out_specs``, ``jax.jit``'s
+``in_shardings`` of the wrong length (JAX's message says "pjit", a name the course never
+teaches: the hint translates it), and a collective called by the name it has on another JAX
+version (the hint names the spelling that works on the learner's JAX, read from
+``jax.lax`` when the hint is shown). ``pmap`` is in :mod:`.pmap`.
 """
 
 from __future__ import annotations
@@ -34,6 +37,52 @@ def ambiguous_layout(exc: BaseException) -> str:
             "operation: `jnp.matmul(a, b, out_sharding=P(\"data\", None))` keeps the rows "
             "split over \"data\", `out_sharding=P()` puts the whole result on every device. "
             "Or move an input first with `jax.sharding.reshard(x, P(...))`.")
+
+
+def shardings_length(exc: BaseException) -> str:
+    """The hint for ``in_shardings`` whose length is not the number of arguments, with the
+    numbers JAX gave, and "pjit" translated."""
+    counts = re.search(r"length (\d+) for an args tuple of length (\d+)", str(exc))
+    got = (f": it lists {counts.group(1)} shardings for {counts.group(2)} arguments"
+           if counts else "")
+    return ("`jax.jit`'s `in_shardings` gives one sharding per positional argument, in "
+            f"order{got} (JAX's message says \"pjit\": that is `jax.jit`'s internal name, "
+            "not another function). Give every argument its entry, a value that every device "
+            "holds whole (a learning rate, replicated parameters) `NamedSharding(mesh, P())`, "
+            "e.g. `in_shardings=(rows, rows, rows, NamedSharding(mesh, P()))`; or leave "
+            "`in_shardings` out and pass arguments already placed with `jax.device_put`.")
+
+
+# A collective's name on one JAX version -> (its spelling on another, how to call it there).
+RENAMED: dict[str, tuple[str, str]] = {
+    "pvary": ("pcast", "jax.lax.pcast(x, axis_name, to=\"varying\")"),
+    "pcast": ("pvary", "jax.lax.pvary(x, axis_name)"),
+    "all_gather_invariant": ("all_gather", "jax.lax.all_gather(x, axis_name, to=\"invariant\")"),
+}
+_MISSING = re.compile(r"(?:module 'jax\.lax'|jax\.lax\.(\w+) was deprecated).*?"
+                      r"(?:has no attribute '(\w+)'|removed)")
+
+
+def missing_collective(exc: BaseException) -> str | None:
+    """The ``jax.lax`` collective that ``exc`` (an ``AttributeError``) says is missing, when
+    the course knows its name on another JAX version (:data:`RENAMED`); else None."""
+    if not isinstance(exc, AttributeError):
+        return None
+    found = _MISSING.search(str(exc))
+    name = found and (found.group(1) or found.group(2))
+    return name if name in RENAMED else None
+
+
+def renamed_collective(exc: BaseException) -> str:
+    """The hint for a collective missing on this JAX: the spelling that works on it."""
+    import jax
+
+    name = missing_collective(exc) or "pvary"
+    call = RENAMED[name][1]
+    return (f"`jax.lax.{name}` does not exist on this JAX ({jax.__version__}): it is a name "
+            f"from another JAX version (code or documentation written for it). Here write "
+            f"`{call}`, which does the same. The course's notebooks say which spelling each "
+            "runtime takes where they differ.")
 
 
 HINTS: list[Hint] = [
@@ -82,4 +131,11 @@ HINTS: list[Hint] = [
          "outside `jit` (placing needs no `jit`), or pass inputs already placed on the mesh, "
          "or call the function inside `with jax.set_mesh(mesh):`.",
          says("enter your `jit` into a mesh context")),
+    # jit's in_shardings: one entry per positional argument (JAX names jit "pjit" here).
+    Hint("in-shardings-length", shardings_length,
+         says("pjit in_shardings is the wrong length"),
+         keys=("in_shardings",)),
+    # A collective called by its name on another JAX (pvary up to 0.9, pcast from 0.8.2).
+    Hint("renamed-collective", renamed_collective,
+         lambda exc: missing_collective(exc) is not None),
 ]

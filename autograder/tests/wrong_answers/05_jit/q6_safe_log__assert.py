@@ -1,4 +1,4 @@
-# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value inside jit.
+# expect: Hint: A Python `assert` (or `if ...: raise`) asks whether a traced value is true
 # Sharp bit: `assert` on a traced value inside jit calls bool() on a tracer
 @jax.jit
 def safe_log(x):

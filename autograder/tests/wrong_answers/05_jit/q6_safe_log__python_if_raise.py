@@ -1,4 +1,4 @@
-# expect: Hint: A Python `if`/`while`/`and`/`or` looked at a traced value inside jit.
+# expect: Hint: A Python `assert` (or `if ...: raise`) asks whether a traced value is true
 # Sharp bit: `if ...: raise` on a traced value inside jit (TracerBoolConversionError while tracing)
 @jax.jit
 def safe_log(x):
