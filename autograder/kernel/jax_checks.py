@@ -3,9 +3,13 @@
 "Is it jitted", "is it vectorised" and the timing tests also look into the program a function
 traces to (:func:`host_callbacks`): a ``jax.pure_callback`` or ``io_callback`` runs Python on
 every call, outside the compiled program, so a jitted callback into eager code is not compiled
-work. Purity (:func:`check_pure`) is decided from what a call does: the globals and the
-containers reachable from the function compared around its calls, tracers left behind, its
-arguments left untouched.
+work. What a program uses (``shard_map``, collectives, ``scan``: :func:`program_of`) and how
+precisely it multiplies (:func:`check_precision`) are read from its primitives, nested jaxprs
+included; a function of the notebook merely named like one is none of them. Outputs must be
+arrays in plain containers (:func:`output_problem`), and "vectorised" also holds for the answer
+called with arrays, not only for the program it traces to. Purity (:func:`check_pure`) is
+decided from what a call does: the globals and the containers reachable from the function
+compared around its calls, tracers left behind, its arguments left untouched.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """What a function traces to: its jaxpr, the equations nested in it, and host callbacks.
 
 "Is it jitted" is the real type of the object (:func:`is_jitted`); "is it compiled work" looks
-into the program it traces to for callbacks into Python (:func:`host_callbacks`). Used by
+into the program it traces to for callbacks into Python (:func:`host_callbacks`). Structural
+questions are read from the primitives of its equations, never from the program's text
+(:func:`primitive_names`, :func:`contractions` and :func:`precision_shortfall`), and its
+outputs from the traced output tree, before any call (:func:`output_problem`: arrays in plain
+containers, no class whose unflatten code is the notebook's). Used by
 :mod:`autograder.kernel.jax_checks` and by the timing tests (:mod:`autograder.kernel.timing`).
 """
 
