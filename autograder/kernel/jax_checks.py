@@ -64,8 +64,13 @@ def check_jitted(fn: Any, name: str = "the function", *, args: tuple | None = No
 
     problem = None if is_jitted(fn) else not_jitted_message(fn, name)
     if problem is None and args is not None:
-        problem = (callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
-                   or output_problem(fn, *args, name=name, **(kwargs or {})))
+        config = config_snapshot()
+        try:
+            problem = (callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
+                       or output_problem(fn, *args, name=name, **(kwargs or {})))
+        finally:
+            changed = restore_config(config)
+        problem = config_message(name, changed) if changed else problem
     observe(f"{name} is jitted", problem)
 
 
@@ -123,20 +128,21 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
         observe(check, f"{name} is not a jitted function, so whether it compiles once cannot "
                 "be measured: wrap it with `jax.jit`.")
         return
-    outputs = output_problem(fn, *args, name=name, **kwargs)
-    if outputs:  # refused before any call: rebuilding its outputs runs the notebook's code
-        observe(check, outputs)
-        return
     config = config_snapshot()
     try:
-        block(fn(*args, **kwargs))
-        before = cache_size(fn)
-        block(fn(*args, **kwargs))
-        after = cache_size(fn)
+        outputs = output_problem(fn, *args, name=name, **kwargs)
+        if not outputs:  # else refused before any call: rebuilding them runs notebook code
+            block(fn(*args, **kwargs))
+            before = cache_size(fn)
+            block(fn(*args, **kwargs))
+            after = cache_size(fn)
     finally:
         changed = restore_config(config)
     if changed:
         observe(check, config_message(name, changed))
+        return
+    if outputs:
+        observe(check, outputs)
         return
     observe(check, (
         f"{name} was compiled again on a second call with the same shapes "
@@ -517,6 +523,7 @@ def check_precision(fn: Callable, *args: Any, name: str = "the function",
     try:
         with jax.default_matmul_precision(None):
             jaxpr = traced_jaxpr(fn, *args, **kwargs)
+        outputs = output_problem(fn, *args, name=name, **kwargs)
     finally:
         changed = restore_config(config)
     check = f"every matrix product of {name} is at full float32 precision"
@@ -538,7 +545,7 @@ def check_precision(fn: Callable, *args: Any, name: str = "the function",
                    "on float32 operands.")
     else:
         problem = None
-    observe(check, problem or output_problem(fn, *args, name=name, **kwargs))
+    observe(check, problem or outputs)
 
 
 def restore_default_config() -> list[str]:

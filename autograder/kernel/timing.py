@@ -517,15 +517,20 @@ def check_speedup(
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
     timed = {"target": kwargs.pop("target")} if "target" in kwargs else {}
+    config = config_snapshot()  # tracing runs the answer's Python: watched as every call is
     refused = output_problem(fast, *args, name=what, **kwargs)
+    traced_changes = restore_config(config)
     if refused:  # read from the traced program: the answer is never called, nor timed
+        from autograder.kernel.config_watch import describe_changes
+
         observe(compiled, refused)
         observe(values, f"{what} was not timed: {refused}")
-        submit(Entry("speedup", what, {}, options), Entry("speedup", what, {}, options))
+        got = {"config": describe_changes(traced_changes)} if traced_changes else {}
+        submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     result = None
     intruders: set[str] = set()
-    changed: dict[str, tuple[Any, Any]] = {}
+    changed: dict[str, tuple[Any, Any]] = dict(traced_changes)
     pairs: list[tuple[Any, Any]] = []
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,
