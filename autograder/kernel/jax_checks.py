@@ -433,8 +433,8 @@ def _loops_when_called(fn: Callable, make_args: Callable[[int], tuple], name: st
         counts.append(count.operations)
     if counts[1] <= counts[0]:
         return None
-    return (f"{name}, called with arrays, runs more operations for 16 examples than for 2 "
-            f"({counts[0]} -> {counts[1]}), though the program it traces to does not grow: "
+    return (f"{name}, called with arrays, runs more operations for 16 examples than for 2, "
+            "though the program it traces to does not grow: "
             "it loops over the batch in Python unless it is traced. A function must do the "
             "same work whichever way it is called: use `jax.vmap` on every path, not only "
             "when its arguments are tracers.")
