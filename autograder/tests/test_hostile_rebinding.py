@@ -10,6 +10,12 @@ functions, ``functools.partial``) and keeps every point.
 The attacks are graded twice: with the screen (they are not run, and say why) and with the
 screen switched off (they score the question's points: the attack is real, and the screen,
 outside the kernel, is what stops it).
+
+In the same screened batch, the answers of issue 47 (``PROGRAM_ATTACKS``) pass the screen and
+are stopped by the checks, which judge the program JAX traced rather than the Python around
+it or its text: outputs of a class of the answer's own, vmap only when traced, the product
+as a convolution at the default precision. Each fails its question with a message saying what
+to do (``REFUSED``); their twins in ``TWINS`` keep every point.
 """
 
 from __future__ import annotations
