@@ -12,10 +12,11 @@ fails when a case is added to the corpus without one, or a class has no attack c
 The expected results are those the corpus asserts on the grader's own runtime: the score and
 status its dicts give each case (and, for the attacks past the screen, no more than the twin,
 which keeps its own score). A selection, not the whole corpus: the corpus is about 80
-submissions, two batches of them real exercises; the selection is 29 submissions (22 of the
-tiny course with two jobs, 5 graded with the screen off, 2 of 02_pure_functions), which took
-329 s on Colab's runtime and 346 s on the newest (183 s, 49 s and 110 s for the three
-batches there, the runtime's trusted runs included) on a shared 2-core machine, 2026-11-27.
+submissions, two batches of them real exercises; the selection is 35 submissions (22 of the
+tiny course with two jobs, 5 graded with the screen off, 8 of 02_pure_functions, 05_jit,
+07_vmap and 11_performance), which took 264 s on Colab's runtime and 236 s on the newest
+(the runtime's trusted runs included) on a shared 2-core machine, 2026-11-28 (29
+submissions, before issue 47's three classes: 329 s and 346 s, 2026-11-27).
 """
 
 from __future__ import annotations
