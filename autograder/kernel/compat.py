@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 OLDEST_TESTED_JAX = "0.7.2"
@@ -132,3 +133,89 @@ def remove_duration_listener(callback: Any) -> None:
     if remove is None:
         remove = monitoring._unregister_event_duration_listener_by_callback
     remove(callback)
+
+
+# Primitives JAX renamed between versions, by the name the checks use: inside ``shard_map``
+# with type checking on, ``psum`` binds ``psum_invariant`` (0.7 to 0.12; ``psum2`` before),
+# ``all_gather`` may bind ``all_gather_invariant``, and ``jax.checkpoint`` binds ``remat2``
+# (``checkpoint`` in some versions).
+PRIMITIVE_ALIASES: dict[str, str] = {
+    "psum_invariant": "psum",
+    "psum2": "psum",
+    "all_gather_invariant": "all_gather",
+    "remat2": "remat",
+    "checkpoint": "remat",
+}
+
+
+def canonical_primitive(name: str) -> str:
+    """The name the checks use for the primitive JAX calls ``name`` (see
+    :data:`PRIMITIVE_ALIASES`); any other name unchanged.
+
+    Args:
+        name: ``eqn.primitive.name`` of a jaxpr equation.
+    """
+    return PRIMITIVE_ALIASES.get(name, name)
+
+
+def shard_map_checks_types(params: dict[str, Any]) -> bool:
+    """Whether a ``shard_map`` equation keeps its type checking on: ``check_vma`` (0.7 and
+    later), ``check_rep`` before it.
+
+    Args:
+        params: ``eqn.params`` of a ``shard_map`` equation.
+    """
+    for key in ("check_vma", "check_rep"):
+        if key in params:
+            return bool(params[key])
+    return True
+
+
+def traced_out_tree(traced: Any) -> Any:
+    """The output tree structure (a ``PyTreeDef``) of what ``jax.jit(f).trace(...)`` returned:
+    ``out_tree`` on JAX 0.10 and later, ``_out_tree`` on 0.7.
+
+    Args:
+        traced: a ``jax.stages.Traced``.
+    """
+    tree = getattr(traced, "out_tree", None)
+    return tree if tree is not None else traced._out_tree
+
+
+def registered_pytree_types() -> frozenset[type]:
+    """The classes registered as pytree nodes through ``jax.tree_util`` (JAX's own and those
+    a notebook registered), whose flatten and unflatten functions are Python code: JAX keeps
+    them in a private dict on every version the course runs."""
+    from jax._src import tree_util
+
+    return frozenset(tree_util._registry)
+
+
+@dataclass
+class OperationCount:
+    """What :func:`counting_operations` counted: ``operations`` JAX ran one by one."""
+
+    operations: int = 0
+
+
+@contextlib.contextmanager
+def counting_operations() -> Iterator[OperationCount]:
+    """Count the operations JAX runs eagerly (one dispatch each) inside the block.
+
+    Every primitive applied to concrete arrays goes through JAX's evaluation trace; inside
+    the block that trace is one that counts before it runs the primitive as usual. A call of a
+    jitted function counts once (its program runs whole); a Python loop over a batch counts
+    its operations once per example. JAX 0.7 to 0.12 keep the current trace in
+    ``jax._src.core`` (``set_current_trace``, ``EvalTrace``); no public name does this.
+    """
+    from jax._src import core
+
+    count = OperationCount()
+
+    class Counting(core.EvalTrace):
+        def process_primitive(self, primitive: Any, args: Any, params: Any, /) -> Any:
+            count.operations += 1
+            return super().process_primitive(primitive, args, params)
+
+    with core.set_current_trace(Counting()):
+        yield count

@@ -3,9 +3,13 @@
 "Is it jitted", "is it vectorised" and the timing tests also look into the program a function
 traces to (:func:`host_callbacks`): a ``jax.pure_callback`` or ``io_callback`` runs Python on
 every call, outside the compiled program, so a jitted callback into eager code is not compiled
-work. Purity (:func:`check_pure`) is decided from what a call does: the globals and the
-containers reachable from the function compared around its calls, tracers left behind, its
-arguments left untouched.
+work. What a program uses (``shard_map``, collectives, ``scan``: :func:`program_of`) and how
+precisely it multiplies (:func:`check_precision`) are read from its primitives, nested jaxprs
+included; a function of the notebook merely named like one is none of them. Outputs must be
+arrays in plain containers (:func:`output_problem`), and "vectorised" also holds for the answer
+called with arrays, not only for the program it traces to. Purity (:func:`check_pure`) is
+decided from what a call does: the globals and the containers reachable from the function
+compared around its calls, tracers left behind, its arguments left untouched.
 """
 
 from __future__ import annotations
@@ -25,13 +29,22 @@ from autograder.kernel.config_watch import (  # noqa: F401 - their home before
     restore_config,
 )
 from autograder.kernel.programs import (  # noqa: F401 - is_jitted, jitted_type: their home before
+    call_compiled,
     callback_message,
     callbacks_in,
+    contractions,
+    custom_outputs,
     equations,
+    equations_of,
     host_callbacks,
     is_jitted,
     jitted_type,
+    output_message,
+    output_problem,
+    precision_shortfall,
+    primitive_names,
     traced_jaxpr,
+    traced_program,
 )
 
 
@@ -40,17 +53,24 @@ def check_jitted(fn: Any, name: str = "the function", *, args: tuple | None = No
     """Assert that ``fn`` was wrapped with ``jax.jit`` (directly or as a decorator) and, when
     ``args`` (and ``kwargs``) are given, that the program it traces to for them calls no
     Python function back (:func:`host_callbacks`): a jitted ``jax.pure_callback`` into eager
-    code is not a compiled answer.
+    code is not a compiled answer; and that its outputs are arrays in plain containers
+    (:func:`output_problem`), whose rebuilding after a call runs no code of the notebook.
 
     Raises:
-        AssertionError: when ``fn`` is a plain Python function or some other callable, or
-            its program calls back into Python.
+        AssertionError: when ``fn`` is a plain Python function or some other callable, its
+            program calls back into Python, or it returns an object of its own class.
     """
     from autograder.kernel.reporter import observe
 
     problem = None if is_jitted(fn) else not_jitted_message(fn, name)
     if problem is None and args is not None:
-        problem = callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
+        config = config_snapshot()
+        try:
+            problem = (callback_message(name, host_callbacks(fn, *args, **(kwargs or {})))
+                       or output_problem(fn, *args, name=name, **(kwargs or {})))
+        finally:
+            changed = restore_config(config)
+        problem = config_message(name, changed) if changed else problem
     observe(f"{name} is jitted", problem)
 
 
@@ -95,7 +115,9 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
     Raises:
         AssertionError: when ``fn`` is not jitted, when the second call compiled again
             (typically a ``jax.jit`` created inside the function, or a static argument
-            that changes on every call), or when a call changed ``jax.config``.
+            that changes on every call), when a call changed ``jax.config``, or when it
+            returns an object of its own class (:func:`output_problem`; then it is not
+            called).
     """
     from autograder.kernel.reporter import observe
     from autograder.kernel.timing import block
@@ -108,14 +130,19 @@ def check_no_retrace(fn: Any, *args: Any, name: str = "the function", **kwargs: 
         return
     config = config_snapshot()
     try:
-        block(fn(*args, **kwargs))
-        before = cache_size(fn)
-        block(fn(*args, **kwargs))
-        after = cache_size(fn)
+        outputs = output_problem(fn, *args, name=name, **kwargs)
+        if not outputs:  # else refused before any call: rebuilding them runs notebook code
+            block(fn(*args, **kwargs))
+            before = cache_size(fn)
+            block(fn(*args, **kwargs))
+            after = cache_size(fn)
     finally:
         changed = restore_config(config)
     if changed:
         observe(check, config_message(name, changed))
+        return
+    if outputs:
+        observe(check, outputs)
         return
     observe(check, (
         f"{name} was compiled again on a second call with the same shapes "
@@ -327,16 +354,31 @@ def check_vectorised(
     it the same size. A host callback (``jax.pure_callback``: Python, perhaps a NumPy loop,
     run from the program) is one equation at any batch size, so it fails too, named.
 
+    The program read is the one ``fn`` traces to, so ``fn`` must also compute the same
+    thing when called with arrays as that program does: on a batch of 16 whose
+    floating-point arrays are drawn at random, ``fn`` called directly and ``fn`` run through
+    the course's own ``jax.jit`` (:func:`call_compiled`, where its Python body runs only while
+    tracing) must agree, and a direct call must run no more operations one by one for 16
+    examples than for 2 (:func:`autograder.kernel.compat.counting_operations`). An answer
+    that takes another path when it sees a tracer (``vmap``) than with concrete arrays (a
+    Python loop) fails. Its outputs must be arrays in plain containers
+    (:func:`output_problem`).
+
     Raises:
-        AssertionError: when the jaxpr for 16 examples is larger than for 2, or calls back
-            into Python.
+        AssertionError: when the jaxpr for 16 examples is larger than for 2, calls back
+            into Python, returns an object of the answer's own class, or when the traced
+            program's values differ from a direct call's.
     """
     from autograder.kernel.reporter import observe
 
     config = config_snapshot()
     try:
         small = traced_jaxpr(fn, *make_args(2))
-        large = traced_jaxpr(fn, *make_args(16))
+        large_args = make_args(16)
+        large = traced_jaxpr(fn, *large_args)
+        problem = (output_problem(fn, *large_args, name=name)
+                   or _loops_when_called(fn, make_args, name)
+                   or _traced_path_differs(fn, _drawn(large_args), name))
     finally:
         changed = restore_config(config)
     check = f"{name} is vectorised"
@@ -347,7 +389,163 @@ def check_vectorised(
     loops = (f"{name} traces to more operations for 16 examples than for 2: it loops over "
              "the batch in Python. Use `jax.vmap` so the program stays the same size whatever "
              "the batch.") if sizes[1] > sizes[0] else None
-    observe(check, callback_message(name, callbacks_in(small) + callbacks_in(large)) or loops)
+    observe(check, callback_message(name, callbacks_in(small) + callbacks_in(large)) or loops
+            or problem)
+
+
+def _drawn(args: tuple) -> tuple:
+    """``args`` with every floating-point array of one or more dimensions drawn anew,
+    uniformly in [-1, 1) (same shape and dtype), from the operating system's entropy; keys,
+    integers, scalars and Python values as given."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    rng = np.random.default_rng()
+
+    def draw(leaf: Any) -> Any:
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None or not getattr(leaf, "ndim", 0):
+            return leaf
+        try:
+            floating = jnp.issubdtype(dtype, jnp.floating)
+        except TypeError:  # extended dtypes such as PRNG keys
+            return leaf
+        if not floating:
+            return leaf
+        return jnp.asarray(rng.uniform(-1.0, 1.0, size=leaf.shape), dtype)
+
+    return jax.tree.map(draw, args)
+
+
+def _loops_when_called(fn: Callable, make_args: Callable[[int], tuple], name: str
+                       ) -> str | None:
+    """The failure when ``fn`` called with concrete arrays runs more operations one by one
+    for 16 examples than for 2 (a Python loop that only a direct call takes), else None."""
+    from autograder.kernel.compat import counting_operations
+    from autograder.kernel.timing import block
+
+    counts = []
+    for n in (2, 16):
+        args = make_args(n)
+        with counting_operations() as count:
+            block(fn(*args))
+        counts.append(count.operations)
+    if counts[1] <= counts[0]:
+        return None
+    return (f"{name}, called with arrays, runs more operations for 16 examples than for 2, "
+            "though the program it traces to does not grow: "
+            "it loops over the batch in Python unless it is traced. A function must do the "
+            "same work whichever way it is called: use `jax.vmap` on every path, not only "
+            "when its arguments are tracers.")
+
+
+def _traced_path_differs(fn: Callable, args: tuple, name: str) -> str | None:
+    """The failure when ``fn(*args)`` called directly differs from ``fn`` run through the
+    course's own ``jax.jit`` on the same arguments, else None."""
+    from autograder.kernel.checks import check_tree
+    from autograder.kernel.timing import block
+
+    direct = block(fn(*args))
+    traced = block(call_compiled(fn, *args))
+    try:
+        check_tree(direct, traced, name=f"{name} called with arrays", rtol=1e-4, atol=1e-5)
+    except AssertionError as exc:
+        return (f"{name} computes something else when called with arrays than the program it "
+                f"traces to under jax.jit ({exc}). The checks read the traced program: a "
+                "function must do the same work whichever way it is called, not branch on "
+                "whether its arguments are tracers.")
+    return None
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a function's traced program is made of, read from its equations (never from its
+    text, where the names of the notebook's functions show).
+
+    ``primitives``: the primitives it calls, nested jaxprs included, by the names the checks
+    use (:func:`primitive_names`; ``psum`` whatever JAX version binds it). ``unchecked_shard_maps``:
+    how many of its ``shard_map`` calls switch type checking off (``check_vma=False``).
+    ``outputs``: the failure when its outputs are not arrays in plain containers
+    (:func:`output_problem`), else None.
+    """
+
+    primitives: frozenset[str]
+    unchecked_shard_maps: int
+    outputs: str | None
+
+
+def program_of(fn: Callable, *args: Any, name: str = "the function", **kwargs: Any) -> Program:
+    """The :class:`Program` ``fn`` traces to for these arguments (see :func:`traced_program`:
+    a plain function is traced through the course's own ``jax.jit``).
+
+    Raises:
+        AssertionError: when tracing it changed JAX's configuration (the change is undone).
+    """
+    from autograder.kernel.compat import shard_map_checks_types, traced_out_tree
+
+    config = config_snapshot()
+    try:
+        traced = traced_program(fn, *args, **kwargs)
+    finally:
+        changed = restore_config(config)
+    if changed:
+        raise AssertionError(config_message(name, changed))
+    jaxpr = traced.jaxpr.jaxpr
+    unchecked = sum(1 for eqn in equations_of(jaxpr, "shard_map")
+                    if not shard_map_checks_types(eqn.params))
+    return Program(primitive_names(jaxpr), unchecked,
+                   output_message(name, custom_outputs(traced_out_tree(traced))))
+
+
+def check_precision(fn: Callable, *args: Any, name: str = "the function",
+                    **kwargs: Any) -> None:
+    """Assert that every contraction in the program ``fn`` traces to multiplies at full
+    float32 precision, and that there is at least one.
+
+    The contractions are read from the equations (:func:`contractions`): every
+    ``dot_general`` (a matrix product, ``jnp.dot``, ``einsum``), every convolution
+    (``conv_general_dilated``), and any other primitive that takes a ``precision``, nested
+    jaxprs included; each must carry ``Precision.HIGHEST`` (or the dot algorithm
+    ``F32_F32_F32``) on float32 operands. The program is traced at JAX's own default
+    precision (``jax.default_matmul_precision(None)``): the precision must be the answer's,
+    not a setting around the call.
+
+    Raises:
+        AssertionError: naming the first contraction below full precision, or saying that
+            there is none.
+    """
+    import jax
+
+    from autograder.kernel.reporter import observe
+
+    config = config_snapshot()
+    try:
+        with jax.default_matmul_precision(None):
+            jaxpr = traced_jaxpr(fn, *args, **kwargs)
+        outputs = output_problem(fn, *args, name=name, **kwargs)
+    finally:
+        changed = restore_config(config)
+    check = f"every matrix product of {name} is at full float32 precision"
+    if changed:
+        observe(check, config_message(name, changed))
+        return
+    found = contractions(jaxpr)
+    loose = [short for eqn in found if (short := precision_shortfall(eqn)) is not None]
+    if not found:
+        problem = (f"the program of {name} has no matrix product (no dot_general or "
+                   "convolution): compute it with one (`x.T @ x`, `jnp.dot`, `jnp.einsum`) "
+                   "and pass precision=jax.lax.Precision.HIGHEST to it.")
+    elif loose:
+        problem = (f"the program of {name} has {len(loose)} of its {len(found)} "
+                   f"contraction(s) below full float32 precision ({loose[0]}): on a GPU or "
+                   "TPU it multiplies in bfloat16 or TF32. Pass "
+                   "precision=jax.lax.Precision.HIGHEST (or "
+                   "jax.lax.DotAlgorithmPreset.F32_F32_F32) to every product and convolution, "
+                   "on float32 operands.")
+    else:
+        problem = None
+    observe(check, problem or outputs)
 
 
 def restore_default_config() -> list[str]:

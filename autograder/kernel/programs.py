@@ -1,7 +1,11 @@
 """What a function traces to: its jaxpr, the equations nested in it, and host callbacks.
 
 "Is it jitted" is the real type of the object (:func:`is_jitted`); "is it compiled work" looks
-into the program it traces to for callbacks into Python (:func:`host_callbacks`). Used by
+into the program it traces to for callbacks into Python (:func:`host_callbacks`). Structural
+questions are read from the primitives of its equations, never from the program's text
+(:func:`primitive_names`, :func:`contractions` and :func:`precision_shortfall`), and its
+outputs from the traced output tree, before any call (:func:`output_problem`: arrays in plain
+containers, no class whose unflatten code is the notebook's). Used by
 :mod:`autograder.kernel.jax_checks` and by the timing tests (:mod:`autograder.kernel.timing`).
 """
 
@@ -33,17 +37,11 @@ def is_jitted(fn: Any) -> bool:
     return type(fn) is jitted_type()
 
 
-def traced_jaxpr(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """The jaxpr ``fn`` traces to for these arguments (a ``Jaxpr``, nested ones inside).
-
-    A jitted function is traced by its own ``trace`` (so its static arguments stay static);
-    anything else with ``jax.make_jaxpr``, where arguments that are not arrays (Python numbers,
-    strings, None) are held fixed rather than traced.
-    """
+def _with_arrays(fn: Callable, args: tuple, kwargs: dict) -> tuple[Callable, list[Any]]:
+    """``fn`` as a function of the arrays among ``args`` and ``kwargs`` only (everything else,
+    Python numbers, strings, None, held fixed as given), and those arrays."""
     import jax
 
-    if is_jitted(fn):
-        return fn.trace(*args, **kwargs).jaxpr.jaxpr
     leaves, tree = jax.tree.flatten((args, kwargs))
     arrays = [i for i, leaf in enumerate(leaves) if hasattr(leaf, "shape")]
 
@@ -54,7 +52,40 @@ def traced_jaxpr(fn: Callable, *args: Any, **kwargs: Any) -> Any:
         call_args, call_kwargs = jax.tree.unflatten(tree, filled)
         return fn(*call_args, **call_kwargs)
 
-    return jax.make_jaxpr(with_arrays)(*(leaves[i] for i in arrays)).jaxpr
+    return with_arrays, [leaves[i] for i in arrays]
+
+
+def traced_program(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """What ``fn`` traces to for these arguments: a ``jax.stages.Traced`` (its ``jaxpr``, its
+    output tree), made by JAX's own code, never by a method the object itself carries.
+
+    A jitted function is traced by its type's ``trace`` (so its static arguments stay
+    static); anything else through the course's own ``jax.jit``, where arguments that are not
+    arrays (Python numbers, strings, None) are held fixed rather than traced. Either way the
+    Python body runs only while tracing, with tracers.
+    """
+    import jax
+
+    if is_jitted(fn):
+        return jitted_type().trace(fn, *args, **kwargs)
+    with_arrays, arrays = _with_arrays(fn, args, kwargs)
+    return jax.jit(with_arrays).trace(*arrays)
+
+
+def traced_jaxpr(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The jaxpr ``fn`` traces to for these arguments (a ``Jaxpr``, nested ones inside), as
+    :func:`traced_program` traces it."""
+    return traced_program(fn, *args, **kwargs).jaxpr.jaxpr
+
+
+def call_compiled(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` run through the course's own ``jax.jit``: its Python body runs
+    only while tracing, so the result is what its traced program computes (arguments that are
+    not arrays are held fixed, as :func:`traced_program` holds them)."""
+    import jax
+
+    with_arrays, arrays = _with_arrays(fn, args, kwargs)
+    return jax.jit(with_arrays)(*arrays)
 
 
 def equations(jaxpr: Any) -> Iterator[Any]:
@@ -110,3 +141,174 @@ def callback_message(name: str, found: list[str]) -> str | None:
             "callback runs Python code on every call, outside the compiled program, so it is "
             "eager work, not compiled work. Write the computation with jax.numpy operations "
             "(and jax.vmap for a batch).")
+
+
+def primitive_names(jaxpr: Any) -> frozenset[str]:
+    """The primitives ``jaxpr`` calls, nested jaxprs included (the bodies of jit, shard_map,
+    scan, while, cond, remat, custom_jvp/vjp...), by the names the checks use
+    (:func:`autograder.kernel.compat.canonical_primitive`).
+
+    Read from the equations, never from the program's text: a function of the notebook named
+    ``all_gather`` shows in ``str(jaxpr)`` as a ``pjit`` of that name, and is no collective.
+    """
+    from autograder.kernel.compat import canonical_primitive
+
+    return frozenset(canonical_primitive(eqn.primitive.name) for eqn in equations(jaxpr))
+
+
+def equations_of(jaxpr: Any, name: str) -> list[Any]:
+    """The equations of ``jaxpr`` (nested jaxprs included) whose primitive is ``name`` (as
+    :func:`primitive_names` names it)."""
+    from autograder.kernel.compat import canonical_primitive
+
+    return [eqn for eqn in equations(jaxpr) if canonical_primitive(eqn.primitive.name) == name]
+
+
+# The primitives that contract (multiply and sum) their operands, where JAX's precision
+# setting chooses how finely; any other equation that carries a ``precision`` parameter counts
+# too (:func:`contractions`).
+CONTRACTIONS = frozenset({"dot_general", "conv_general_dilated", "ragged_dot_general",
+                          "ragged_dot"})
+# Dot algorithms that multiply at full float32 precision (or finer).
+FULL_ALGORITHMS = frozenset({"F32_F32_F32", "F64_F64_F64"})
+
+
+def contractions(jaxpr: Any) -> list[Any]:
+    """The equations of ``jaxpr`` (nested jaxprs included) that contract floating-point
+    operands: :data:`CONTRACTIONS`, and any other primitive with a ``precision`` parameter."""
+    import jax.numpy as jnp
+
+    found = []
+    for eqn in equations(jaxpr):
+        if eqn.primitive.name not in CONTRACTIONS and "precision" not in eqn.params:
+            continue
+        dtypes = [getattr(getattr(var, "aval", None), "dtype", None) for var in eqn.invars]
+        if any(d is not None and jnp.issubdtype(d, jnp.inexact) for d in dtypes):
+            found.append(eqn)
+    return found
+
+
+def _full_precision(precision: Any) -> bool:
+    """Whether a contraction's ``precision`` parameter multiplies at full float32 precision:
+    ``Precision.HIGHEST`` for every operand, a dot algorithm of :data:`FULL_ALGORITHMS`, or a
+    ``DotAlgorithm`` whose types are all float32 or float64."""
+    import numpy as np
+
+    if precision is None:
+        return False
+    if isinstance(precision, tuple | list):
+        return bool(precision) and all(_full_precision(p) for p in precision)
+    name = getattr(precision, "name", None)
+    if isinstance(name, str):
+        return name == "HIGHEST" or name in FULL_ALGORITHMS
+    types = [getattr(precision, f"{part}_type", None)
+             for part in ("lhs_precision", "rhs_precision", "accumulation")]
+    if any(t is None for t in types) or getattr(precision, "allow_imprecise_accumulation", 0):
+        return False
+    try:
+        return all(np.dtype(t) in (np.float32, np.float64) for t in types)
+    except TypeError:
+        return False
+
+
+def precision_shortfall(eqn: Any) -> str | None:
+    """How one contraction (see :func:`contractions`) falls short of full float32 precision
+    (``"dot_general at default precision"``), or None when it multiplies at full precision
+    float32 (or wider) operands."""
+    import jax.numpy as jnp
+
+    narrow = [str(d) for var in eqn.invars
+              if (d := getattr(getattr(var, "aval", None), "dtype", None)) is not None
+              and jnp.issubdtype(d, jnp.floating) and jnp.dtype(d).itemsize < 4]
+    if narrow:
+        return f"{eqn.primitive.name} of {narrow[0]} operands"
+    precision = eqn.params.get("precision")
+    if _full_precision(precision):
+        return None
+    return f"{eqn.primitive.name} at {_shown_precision(precision)}"
+
+
+def _shown_precision(precision: Any) -> str:
+    """A contraction's precision as a message shows it: ``precision = [DEFAULT, DEFAULT]``
+    (None: JAX's default), ``algorithm BF16_BF16_F32``, or a dot algorithm's types."""
+    if precision is None:
+        return "precision = [DEFAULT, DEFAULT]"
+    if isinstance(precision, tuple | list):
+        return "precision = [" + ", ".join(getattr(p, "name", str(p)) for p in precision) + "]"
+    name = getattr(precision, "name", None)
+    if isinstance(name, str):
+        kind = "precision" if type(precision).__name__ == "Precision" else "algorithm"
+        return f"{kind} {name}"
+    return f"algorithm {precision}"
+
+
+# The containers an answer's outputs may come in: JAX flattens and rebuilds these itself,
+# running no code of the notebook (named tuples are checked apart: _plain_namedtuple).
+PLAIN_CONTAINERS: tuple[type, ...] = (list, tuple, dict, type(None))
+
+
+def _plain_namedtuple(cls: type, registered: frozenset[type]) -> bool:
+    """Whether ``cls`` is a named tuple as ``collections.namedtuple`` or
+    ``typing.NamedTuple`` makes it, which JAX rebuilds by calling it: none registered as a
+    pytree node of its own, none with a ``__new__``, ``__init__`` or metaclass of the
+    notebook's, so rebuilding one runs no code of the notebook."""
+    if cls in registered or type(cls) is not type or not issubclass(cls, tuple):
+        return False
+    if not hasattr(cls, "_fields") or cls.__init__ is not tuple.__init__:
+        return False
+    new = getattr(cls.__dict__.get("__new__"), "__func__", None)
+    code = getattr(new, "__code__", None)
+    scope = getattr(new, "__globals__", {})
+    return (code is not None and code.co_names == ("_tuple_new",)
+            and scope.get("_tuple_new") is tuple.__new__ and scope.get("__builtins__") == {})
+
+
+def custom_outputs(tree: Any) -> list[str]:
+    """The classes in an output tree structure (a ``PyTreeDef``) other than plain containers
+    (:data:`PLAIN_CONTAINERS`, ``collections.OrderedDict`` and ``defaultdict``, and named
+    tuples): classes whose flatten and unflatten code is the notebook's, which JAX runs in
+    Python after every call of a jitted function, outside its compiled program."""
+    import collections
+
+    from autograder.kernel.compat import registered_pytree_types
+
+    registered = registered_pytree_types()
+    builtin = {collections.OrderedDict, collections.defaultdict}
+    found: list[str] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        data = node.node_data()
+        if data is not None:
+            cls = data[0]
+            plain = cls in PLAIN_CONTAINERS or cls in builtin
+            if not plain and not _plain_namedtuple(cls, registered):
+                found.append(getattr(cls, "__qualname__", repr(cls)))
+        stack.extend(node.children())
+    return found
+
+
+def output_message(name: str, found: list[str]) -> str | None:
+    """The failure for outputs of the classes ``found`` (None when there are none)."""
+    if not found:
+        return None
+    shown = ", ".join(f"`{cls}`" for cls in sorted(set(found))[:3])
+    return (f"{name} returns an object of its own class ({shown}): return arrays, not an "
+            "object of your own class. A jitted function's outputs come back as arrays in "
+            "plain containers (a tuple, list, dict or NamedTuple); a class registered as a "
+            "pytree runs its own Python code after every call, outside the compiled program, "
+            "where no check can see it.")
+
+
+def output_problem(fn: Callable, *args: Any, name: str = "the function",
+                   **kwargs: Any) -> str | None:
+    """The failure when ``fn``'s outputs for these arguments are not arrays in plain
+    containers (:func:`custom_outputs`), read from its traced program before any call; None
+    when they are, or when ``fn`` cannot be traced (the checks that call it say so)."""
+    from autograder.kernel.compat import traced_out_tree
+
+    try:
+        tree = traced_out_tree(traced_program(fn, *args, **kwargs))
+    except Exception:  # noqa: BLE001 - untraceable: the checks that call it say so
+        return None
+    return output_message(name, custom_outputs(tree))

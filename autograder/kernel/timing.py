@@ -482,7 +482,11 @@ def check_speedup(
     Three results are reported, in this order: that ``fast`` traces to a program with no host
     callback (:func:`autograder.kernel.jax_checks.host_callbacks`: a jitted
     ``jax.pure_callback`` into eager code is eager work), that its timed outputs matched the
-    reference's, and the speedup (the grader applies the bar to it).
+    reference's, and the speedup (the grader applies the bar to it). An answer whose outputs
+    are not arrays in plain containers (an object of a pytree class of its own, whose
+    unflatten code JAX runs in Python after every call: :func:`autograder.kernel.programs.
+    output_problem`, read from its traced program) is refused before it is called: all three
+    fail and nothing is timed.
 
     Prints the measured speedup for the learner. A near miss (a first measurement below the
     bar but at least :data:`NEAR_MISS` of it) is measured again (``attempts``) before
@@ -499,7 +503,7 @@ def check_speedup(
     """
     from autograder.core.evidence import Entry
     from autograder.kernel.config_watch import config_snapshot, restore_config
-    from autograder.kernel.programs import callback_message, host_callbacks
+    from autograder.kernel.programs import callback_message, host_callbacks, output_problem
     from autograder.kernel.reporter import observe, recording, submit
 
     bar = required_speedup() if required is None else required
@@ -513,9 +517,20 @@ def check_speedup(
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
     timed = {"target": kwargs.pop("target")} if "target" in kwargs else {}
+    config = config_snapshot()  # tracing runs the answer's Python: watched as every call is
+    refused = output_problem(fast, *args, name=what, **kwargs)
+    traced_changes = restore_config(config)
+    if refused:  # read from the traced program: the answer is never called, nor timed
+        from autograder.kernel.config_watch import describe_changes
+
+        observe(compiled, refused)
+        observe(values, f"{what} was not timed: {refused}")
+        got = {"config": describe_changes(traced_changes)} if traced_changes else {}
+        submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))
+        return Speedup(float("nan"), [], Timing(what), Timing(reference))
     result = None
     intruders: set[str] = set()
-    changed: dict[str, tuple[Any, Any]] = {}
+    changed: dict[str, tuple[Any, Any]] = dict(traced_changes)
     pairs: list[tuple[Any, Any]] = []
     for _ in range(max(1, attempts)):
         result = speedup(fast, slow, *args, names=(what, reference), clock=clock,

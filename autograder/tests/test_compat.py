@@ -89,3 +89,55 @@ def test_remove_duration_listener_unregisters_once_on_every_version() -> None:
     compat.remove_duration_listener(listener)  # gone already: nothing to do, no error
     jax.jit(lambda v: v + 1)(jnp.arange(3.0))
     assert heard == []
+
+
+def test_primitives_are_named_alike_on_every_version() -> None:
+    """Inside a type-checked shard_map, is psum (``psum_invariant`` on 0.7 to 0.12) named
+    ``psum``, and jax.checkpoint's primitive ``remat``, while other names stay as JAX gives
+    them?"""
+    from jax.sharding import AxisType
+
+    mesh = jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
+    x = jax.device_put(jnp.ones(4), jax.NamedSharding(mesh, jax.P("data")))
+    summed = jax.shard_map(lambda b: jax.lax.psum(b, "data"), mesh=mesh,
+                           in_specs=jax.P("data"), out_specs=jax.P())
+    jaxpr = jax.make_jaxpr(jax.checkpoint(summed))(x).jaxpr
+    stack, names = [jaxpr], set()
+    while stack:
+        for eqn in stack.pop().eqns:
+            names.add(compat.canonical_primitive(eqn.primitive.name))
+            stack.extend(compat.jaxprs_in_params(eqn.params))
+    assert {"remat", "shard_map", "psum"} <= names, names
+    assert compat.canonical_primitive("dot_general") == "dot_general"
+    (eqn,) = [e for e in jax.make_jaxpr(summed)(x).jaxpr.eqns if e.primitive.name == "shard_map"]
+    assert compat.shard_map_checks_types(eqn.params)
+
+
+def test_counting_operations_counts_eager_dispatches_and_a_jitted_call_once() -> None:
+    """Does counting_operations count a Python loop's operations once per example, a jitted
+    call once, and leave the results as without it?"""
+    per = lambda x: jnp.sum(jnp.sin(x) ** 2)
+    looped = lambda xs: jnp.stack([per(x) for x in xs])
+    jitted = jax.jit(jax.vmap(per))
+    counts = {}
+    for name, fn in (("looped", looped), ("jitted", jitted)):
+        for n in (2, 8):
+            xs = jnp.ones((n, 3))
+            with compat.counting_operations() as count:
+                out = fn(xs)
+            counts[name, n] = count.operations
+            np.testing.assert_allclose(out, jitted(xs), rtol=1e-6)
+    assert counts["looped", 8] > counts["looped", 2]
+    assert counts["jitted", 2] == counts["jitted", 8] == 1
+
+
+def test_traced_out_tree_and_registry_on_every_version() -> None:
+    """Is the output tree of ``jax.jit(f).trace(...)`` found on every version, and is a class
+    registered as a pytree node in the registry, a named tuple not?"""
+    import collections
+
+    pair = collections.namedtuple("pair", "a b")
+    tree = compat.traced_out_tree(jax.jit(lambda x: pair(x, [x])).trace(jnp.ones(2)))
+    assert tree.num_leaves == 2 and tree.node_data()[0] is pair
+    assert pair not in compat.registered_pytree_types()
+    assert collections.OrderedDict in compat.registered_pytree_types()

@@ -10,6 +10,12 @@ functions, ``functools.partial``) and keeps every point.
 The attacks are graded twice: with the screen (they are not run, and say why) and with the
 screen switched off (they score the question's points: the attack is real, and the screen,
 outside the kernel, is what stops it).
+
+In the same screened batch, the answers of issue 47 (``PROGRAM_ATTACKS``) pass the screen and
+are stopped by the checks, which judge the program JAX traced rather than the Python around
+it or its text: outputs of a class of the answer's own, vmap only when traced, the product
+as a convolution at the default precision. Each fails its question with a message saying what
+to do (``REFUSED``); their twins in ``TWINS`` keep every point.
 """
 
 from __future__ import annotations
@@ -148,21 +154,125 @@ def update(state, batch):
     total, count = _added(state, batch)
     return {"total": total, "count": count}, total / count
 '''
+# Issue 47: answers that pass checks reading the Python around a program, or its text, and
+# fail those reading the program JAX compiled and how it runs. Not screened: the checks stop
+# them, each with a message that says what to do.
+# 05_jit q5: a jitted identity whose outputs are an object of the answer's own pytree class:
+# after every call JAX runs its unflatten in Python, which computes the eager result there and
+# queues heavy work, not waited for, onto whatever is timed next (the reference).
+OWN_OUTPUT_CLASS = '''\
+import numpy as np
+
+
+class _Smoothed(tuple):  # (value, steps): an output class of the answer's own
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self[0], dtype)
+
+
+_burn = jax.jit(lambda m: jnp.tanh(m @ m) @ m)
+_BIG = jnp.ones((400, 400))
+
+
+def _rebuild(aux, children):
+    value, steps = children
+    if not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
+        return _Smoothed(children)
+    _burn(_BIG)  # queued, not waited for: it lands on the next timed call
+    return _Smoothed((smooth(value, int(steps)), steps))  # eager, after the call returned
+
+
+jax.tree_util.register_pytree_node(_Smoothed, lambda s: (tuple(s), None), _rebuild)
+
+
+def build_fast_smooth():
+    return jax.jit(lambda x, steps: _Smoothed((x, steps)), static_argnames="steps")
+'''
+# 07_vmap q1: vmap when the checks trace it, a Python loop over the batch when it is called
+# with arrays (the values are right either way).
+SWITCHES_UNDER_TRACING = '''\
+def predict(params, x):
+    """One example: x of shape (d_in,) -> shape (d_out,)."""
+    return jnp.tanh(params["w"] @ x + params["b"])
+
+
+def predict_batch(params, xs):
+    if isinstance(xs, jax.core.Tracer) or len(xs) == 0:
+        return jax.vmap(predict, in_axes=(None, 0))(params, xs)
+    return jnp.stack([predict(params, x) for x in xs])
+'''
+# 11_performance q5: the Gram matrix as a convolution at the default precision: the program
+# holds no dot, so a check reading its `stablehlo.dot` lines found nothing to fail.
+PRECISION_BY_CONVOLUTION = '''\
+def precise_gram(x):
+    columns = x.T[:, :, None]  # (d, n, 1): d rows of n channels, convolved with themselves
+    return jax.lax.conv_general_dilated(columns, columns, (1,), "VALID")[:, :, 0]
+'''
+# Their honest twins: a pytree class of the answer's own inside a jitted loop (returning an
+# array), a Python branch on a shape with vmap on every path, a convolution at full precision.
+HONEST_OWN_CLASS = '''\
+class _Signal(tuple):  # (x,): the state the loop carries, a pytree class of the answer's own
+    pass
+
+
+jax.tree_util.register_pytree_node(_Signal, lambda s: (tuple(s), None),
+                                   lambda aux, children: _Signal(children))
+
+
+def build_fast_smooth():
+    def fast(x, steps):
+        def step(i, state):
+            (x,) = state
+            return _Signal((0.9 * jnp.tanh(x) + 0.1 * jnp.sin(x + i),))
+
+        return jax.lax.fori_loop(0, steps, step, _Signal((x,)))[0]
+
+    return jax.jit(fast, static_argnames="steps")
+'''
+HONEST_SHAPE_BRANCH = '''\
+def predict(params, x):
+    """One example: x of shape (d_in,) -> shape (d_out,)."""
+    return jnp.tanh(params["w"] @ x + params["b"])
+
+
+def predict_batch(params, xs):
+    if xs.ndim == 1:  # a single example: a batch of one
+        xs = xs[None]
+    return jax.vmap(predict, in_axes=(None, 0))(params, xs)
+'''
+HONEST_CONVOLUTION = '''\
+def precise_gram(x):
+    columns = x.T[:, :, None]
+    return jax.lax.conv_general_dilated(columns, columns, (1,), "VALID",
+                                        precision=jax.lax.Precision.HIGHEST)[:, :, 0]
+'''
 # student -> (assignment, {answer id: source}); the other answers are the solution's
 ATTACKS = {
     "jit-stand-in": ("05_jit", {"q2_static_mode": JIT_STAND_IN}),
     "sys-through-warnings": ("05_jit", {"q1_clip_by_norm": SYS_THROUGH_WARNINGS}),
     "pure-stand-in": ("02_pure_functions", {"q2_update": PURE_STAND_IN}),
 }
+PROGRAM_ATTACKS = {
+    "own-output-class": ("05_jit", {"q5_fast_smooth": OWN_OUTPUT_CLASS}),
+    "switches-under-tracing": ("07_vmap", {"q1_predict_batch": SWITCHES_UNDER_TRACING}),
+    "precision-by-convolution": ("11_performance", {"q5_precise_gram":
+                                                    PRECISION_BY_CONVOLUTION}),
+}
 TWINS = {
     "jit-honest": ("05_jit", {"q1_clip_by_norm": HONEST_HELPER,
                               "q2_static_mode": HONEST_COUNTER,
-                              "q4_sgd_step": HONEST_PARTIAL}),
+                              "q4_sgd_step": HONEST_PARTIAL,
+                              "q5_fast_smooth": HONEST_OWN_CLASS}),
     "pure-honest": ("02_pure_functions", {"q2_update": HONEST_PURE_HELPER}),
+    "vmap-honest": ("07_vmap", {"q1_predict_batch": HONEST_SHAPE_BRANCH}),
+    "gram-honest": ("11_performance", {"q5_precise_gram": HONEST_CONVOLUTION}),
 }
 # what the screen's message must name, per attack
 NAMED = {"jit-stand-in": "global check_jitted", "sys-through-warnings": "getattr(..., 'sys')",
          "pure-stand-in": "global check_pure"}
+# what the failed question's message must say, per attack judged by its program
+REFUSED = {"own-output-class": "return arrays, not an object of your own class",
+           "switches-under-tracing": "use `jax.vmap` on every path",
+           "precision-by-convolution": "conv_general_dilated at precision = [DEFAULT, DEFAULT]"}
 
 
 def _write(root: Path, cases: dict[str, tuple[str, dict[str, str]]]) -> None:
@@ -186,13 +296,14 @@ def _question(result: dict, qid: str) -> dict:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    """Grade the attacks and twins with the screen (two jobs), then the attacks without it
-    (one job, in this process; the trusted runs are those of the run's reference cache,
-    ``$LEARN_JAX_REFERENCE_CACHE``, which release --check made)."""
+    """Grade the attacks, those judged by their program and the twins with the screen (two
+    jobs), then the screened attacks without it (one job, in this process; the trusted runs
+    are those of the run's reference cache, ``$LEARN_JAX_REFERENCE_CACHE``, which release
+    --check made)."""
     from autograder.grader import grading
 
     root = tmp_path_factory.mktemp("rebinding")
-    _write(root / "screened", {**ATTACKS, **TWINS})
+    _write(root / "screened", {**ATTACKS, **PROGRAM_ATTACKS, **TWINS})
     _write(root / "unscreened", ATTACKS)
     common = ["--no-feedback"]  # trusted runs: the run's reference cache, made once
     assert main(["grade", str(root / "screened"), "--out", str(root / "out"), "--jobs", "2",
@@ -235,3 +346,20 @@ def test_honest_globals_helpers_and_partials_keep_their_points(graded: dict, stu
     for qid in answers:
         q = _question(result, qid)
         assert (q["status"], q["score"]) == ("passed", q["max_score"]), q
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", PROGRAM_ATTACKS)
+def test_an_answer_judged_by_the_program_it_runs_loses_the_question(graded: dict,
+                                                                    student: str) -> None:
+    """Does each answer that passed checks reading the Python around its program or the
+    program's text (outputs of its own pytree class, whose unflatten runs after every call;
+    vmap only when traced; the product as a convolution at default precision) run past the
+    screen and fail its question, with a message saying what to do?"""
+    _, answers = PROGRAM_ATTACKS[student]
+    (qid,) = answers
+    result = graded["screened"][student]
+    assert result["status"] == "graded", result["message"]
+    q = _question(result, qid)
+    assert (q["status"], q["score"]) == ("failed", 0), q
+    assert "this answer was not run" not in q["message"] and REFUSED[student] in q["message"], q

@@ -12,10 +12,11 @@ fails when a case is added to the corpus without one, or a class has no attack c
 The expected results are those the corpus asserts on the grader's own runtime: the score and
 status its dicts give each case (and, for the attacks past the screen, no more than the twin,
 which keeps its own score). A selection, not the whole corpus: the corpus is about 80
-submissions, two batches of them real exercises; the selection is 29 submissions (22 of the
-tiny course with two jobs, 5 graded with the screen off, 2 of 02_pure_functions), which took
-329 s on Colab's runtime and 346 s on the newest (183 s, 49 s and 110 s for the three
-batches there, the runtime's trusted runs included) on a shared 2-core machine, 2026-11-27.
+submissions, two batches of them real exercises; the selection is 35 submissions (22 of the
+tiny course with two jobs, 5 graded with the screen off, 8 of 02_pure_functions, 05_jit,
+07_vmap and 11_performance), which took 264 s on Colab's runtime and 236 s on the newest
+(the runtime's trusted runs included) on a shared 2-core machine, 2026-11-28 (29
+submissions, before issue 47's three classes: 329 s and 346 s, 2026-11-27).
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ CLASSES: dict[str, tuple[str, ...]] = {
                                             "patched-judge", "frames-for-expected"),
     "poisoning the compilation cache": ("poison-compile-cache",),
     "rebinding what a test calls": ("jit-stand-in", "sys-through-warnings", "pure-stand-in"),
+    "Python that runs after a jitted call returns": ("own-output-class",),
+    "behaviour that switches under tracing": ("switches-under-tracing",),
+    "checks that read program text": ("precision-by-convolution",),
 }
 # class -> (the attack run on each built runtime, its honest twin). Where the screen stops a
 # class before it runs, the attack chosen is any (the kernel never sees it); elsewhere it is
@@ -86,10 +90,13 @@ CHOSEN: dict[str, tuple[str, str]] = {
     "forging the verdict past the screen": ("forged-results", "twin-forged-results"),
     "poisoning the compilation cache": ("poison-compile-cache", "reads-compile-cache"),
     "rebinding what a test calls": ("pure-stand-in", "pure-honest"),
+    "Python that runs after a jitted call returns": ("own-output-class", "jit-honest"),
+    "behaviour that switches under tracing": ("switches-under-tracing", "vmap-honest"),
+    "checks that read program text": ("precision-by-convolution", "gram-honest"),
 }
 # Module-level dicts of the corpus that hold no attacks: honest kinds, honest twins, messages.
 NOT_ATTACKS = {"test_hostile.HONEST", "test_hostile_rebinding.TWINS",
-               "test_hostile_rebinding.NAMED"}
+               "test_hostile_rebinding.NAMED", "test_hostile_rebinding.REFUSED"}
 # The screened batch's honest folders, as the corpus names them (honest-<i>-<kind>).
 _HONEST = {kind: f"honest-{i:02d}-{kind}" for i, kind in enumerate(corpus.HONEST)}
 
@@ -146,7 +153,8 @@ def _expected(case: str) -> tuple[str, float | None] | None:
         return "graded", 3
     if case == "reads-compile-cache":
         return "graded", 5
-    if case in rebinding.ATTACKS or case in rebinding.TWINS:
+    if case in rebinding.ATTACKS or case in rebinding.PROGRAM_ATTACKS or \
+            case in rebinding.TWINS:
         return "graded", None  # its questions, below
     return None
 
@@ -154,7 +162,8 @@ def _expected(case: str) -> tuple[str, float | None] | None:
 def _build(root: Path) -> dict[str, Path]:
     """Write the chosen attacks and twins, each by the corpus's own code, into three batches:
     ``screened`` (the tiny course), ``unscreened`` (graded with the screen off) and
-    ``rebinding`` (02_pure_functions); return batch -> its folder."""
+    ``rebinding`` (real exercises: 02_pure_functions, and 05_jit, 07_vmap and
+    11_performance for the answers judged by their program); return batch -> its folder."""
     canary = root / "canary.txt"
     canary.write_text("untouched")
     everything = root / "corpus"
@@ -182,9 +191,10 @@ def _build(root: Path) -> dict[str, Path]:
             corpus._write(batches["unscreened"] / f"twin-{case}", corpus._with_q1(twin))
         elif case == "reads-compile-cache":
             corpus._write(batches["unscreened"] / case, corpus._with_q1(corpus.READS_CACHE))
-        elif case in rebinding.ATTACKS or case in rebinding.TWINS:
-            rebinding._write(batches["rebinding"],
-                             {case: {**rebinding.ATTACKS, **rebinding.TWINS}[case]})
+        elif case in rebinding.ATTACKS or case in rebinding.PROGRAM_ATTACKS or \
+                case in rebinding.TWINS:
+            rebinding._write(batches["rebinding"], {case: {
+                **rebinding.ATTACKS, **rebinding.PROGRAM_ATTACKS, **rebinding.TWINS}[case]})
         elif not case.startswith("twin-"):
             raise AssertionError(f"no way to build {case}")
     shutil.rmtree(everything)
@@ -196,8 +206,9 @@ def graded(runtime, tmp_path_factory) -> dict[str, Any]:
     """Grade the chosen attacks and twins on ``runtime`` (colab or newest) as the corpus
     grades them on the grader's own: the tiny-course batch with two jobs, the attacks on the
     verdict with the screen off (one job, in this process), the rebinding attack and its twin
-    on 02_pure_functions; the trusted runs are that runtime's, kept in the run's reference
-    cache (``$LEARN_JAX_REFERENCE_CACHE``) with every other test's.
+    on 02_pure_functions and the answers judged by their program with their twins on 05, 07
+    and 11; the trusted runs are that runtime's, kept in the run's reference cache
+    (``$LEARN_JAX_REFERENCE_CACHE``) with every other test's.
     Returns case -> result, and ``seconds`` -> how long each batch took."""
     from autograder.grader import grading
 
@@ -255,6 +266,11 @@ def _check(case: str, results: dict[str, dict]) -> None:
         assert (q["status"], q["score"]) == ("failed", 0), q
         assert "this answer was not run" in q["message"] and rebinding.NAMED[case] in \
             q["message"], q
+    elif case in rebinding.PROGRAM_ATTACKS:
+        (qid,) = rebinding.PROGRAM_ATTACKS[case][1]
+        q = _q(r, qid)
+        assert (q["status"], q["score"]) == ("failed", 0), q
+        assert rebinding.REFUSED[case] in q["message"], q
     elif case in rebinding.TWINS:
         for qid in rebinding.TWINS[case][1]:
             q = _q(r, qid)

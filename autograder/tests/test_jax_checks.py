@@ -332,3 +332,193 @@ def test_counting_compiles_refuses_a_count_the_code_switched_off() -> None:
     with counting_compiles("once") as honest:
         once(x)
     assert honest.programs == 0
+
+
+# ---------------------------------------------------------------- issue 47: the program, read
+# from its primitives (never its text); outputs in plain containers; the same work traced and
+# called with arrays
+
+
+def _one_device_mesh():
+    from jax.sharding import AxisType
+
+    return jax.make_mesh((1,), ("data",), axis_types=(AxisType.Explicit,))
+
+
+def test_program_of_reads_primitives_nested_at_any_depth_not_names() -> None:
+    """Does program_of find shard_map and its collectives (psum by the name the checks use,
+    whatever JAX binds), scan, and primitives nested in jit, remat, cond, while and
+    custom_jvp bodies, count shard_maps with type checking off, and find none of them in
+    functions of the notebook merely named so?"""
+    from autograder.kernel.jax_checks import program_of
+
+    mesh = _one_device_mesh()
+    spec = jax.P("data")
+    x = jax.device_put(jnp.ones(4), jax.NamedSharding(mesh, spec))
+
+    def body(b):
+        g = jax.lax.all_gather(b, "data", tiled=True)
+        s = jax.lax.psum_scatter(b, "data", tiled=True)
+        t = jax.lax.all_to_all(b.reshape(1, -1), "data", 0, 0, tiled=True).reshape(-1)
+        return g + s + t + jax.lax.psum(b, "data")
+
+    real = program_of(lambda a: jax.shard_map(body, mesh=mesh, in_specs=spec,
+                                              out_specs=spec)(a), x)
+    assert {"shard_map", "all_gather", "reduce_scatter", "all_to_all", "psum"} <= \
+        real.primitives
+    assert real.unchecked_shard_maps == 0 and real.outputs is None
+    unchecked = program_of(lambda a: jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=spec,
+                                                   out_specs=spec, check_vma=False)(a), x)
+    assert "shard_map" in unchecked.primitives and unchecked.unchecked_shard_maps == 1
+
+    @jax.custom_jvp
+    def smooth(v):
+        return jnp.tanh(v)
+
+    smooth.defjvp(lambda p, t: (smooth(p[0]), t[0]))
+    nested = program_of(jax.jit(lambda v: jax.lax.cond(
+        v.sum() > 0, jax.checkpoint(lambda w: jax.lax.while_loop(
+            lambda c: c[0] < 3, lambda c: (c[0] + 1, smooth(c[1])), (0, w))[1]),
+        jnp.sin, v)), jnp.ones(3))
+    assert {"cond", "remat", "while", "custom_jvp_call", "tanh", "sin"} <= nested.primitives
+
+    # Functions of the notebook named like what the checks look for: jitted, they show in
+    # str(jaxpr) under their names, and are none of it.
+    def all_gather(v):
+        return v * 2
+
+    def shard_map(v):
+        return v + 1
+
+    def scan(v):
+        return v - 1
+
+    named = jax.jit(lambda v: scan(jax.jit(shard_map)(jax.jit(all_gather)(v))))
+    assert "all_gather" in str(jax.make_jaxpr(named)(jnp.ones(3)))  # what text search saw
+    found = program_of(named, jnp.ones(3)).primitives
+    assert not {"all_gather", "shard_map", "scan"} & found, found
+
+
+def test_check_precision_needs_every_contraction_at_full_precision_and_one_at_least() -> None:
+    """Does check_precision pass products at HIGHEST or F32_F32_F32 (also under vmap and
+    inside scan), and fail, naming it, a convolution at the default precision (no dot in
+    the program), a default-precision product nested in a scan, bfloat16 operands, a
+    program with no contraction at all, and a precision that only a setting around the call
+    gave?"""
+    from autograder.kernel.jax_checks import check_precision
+
+    x = jnp.asarray(np.random.default_rng(0).normal(size=(6, 4)), jnp.float32)
+    highest = lambda a: jnp.matmul(a.T, a, precision=jax.lax.Precision.HIGHEST)
+    check_precision(highest, x, name="gram")
+    check_precision(jax.jit(lambda a: jnp.dot(a.T, a, precision=jax.lax.DotAlgorithmPreset
+                                              .F32_F32_F32)), x, name="gram")
+    check_precision(jax.vmap(highest), jnp.stack([x, x]), name="gram")
+    check_precision(lambda a: jax.lax.scan(lambda c, r: (c + highest(r[None]), None),
+                                           jnp.zeros((4, 4)), a)[0], x, name="gram")
+
+    def conv_default(a):
+        lhs = a.T[:, :, None]
+        return jax.lax.conv_general_dilated(lhs, lhs, (1,), "VALID")[:, :, 0]
+
+    np.testing.assert_allclose(conv_default(x), x.T @ x, rtol=1e-5, atol=1e-5)
+    with pytest.raises(AssertionError, match="conv_general_dilated at precision = "
+                                             r"\[DEFAULT, DEFAULT\]"):
+        check_precision(conv_default, x, name="gram")
+    with pytest.raises(AssertionError, match="1 of its 2 contraction"):
+        check_precision(lambda a: highest(a) + jax.lax.scan(
+            lambda c, r: (c + r[:, None] @ r[None], None), jnp.zeros((4, 4)), a)[0], x,
+            name="gram")
+    with pytest.raises(AssertionError, match="bfloat16 operands"):
+        check_precision(lambda a: highest(a.astype(jnp.bfloat16)).astype(jnp.float32), x,
+                        name="gram")
+    with pytest.raises(AssertionError, match="has no matrix product"):
+        check_precision(lambda a: jnp.sum(a[:, :, None] * a[:, None, :], axis=0), x,
+                        name="gram")
+    with jax.default_matmul_precision("float32"):  # a setting around the call is not the answer's
+        with pytest.raises(AssertionError, match="below full float32"):
+            check_precision(lambda a: a.T @ a, x, name="gram")
+
+
+@jax.tree_util.register_pytree_node_class
+class _Boxed:
+    """An answer's own output class: its unflatten code runs in Python after every call of a
+    jitted function, outside the compiled program (it counts the calls with arrays)."""
+
+    rebuilt_from_arrays = 0
+
+    def __init__(self, value):
+        self.value = value
+
+    def tree_flatten(self):
+        return (self.value,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        if not isinstance(children[0], jax.core.Tracer) and hasattr(children[0], "delete"):
+            cls.rebuilt_from_arrays += 1
+        return cls(*children)
+
+
+def test_outputs_of_an_answers_own_class_are_refused_before_any_call() -> None:
+    """Do check_jitted (with arguments), check_no_retrace, check_vectorised and the timing
+    test refuse a jitted answer that returns an object of a pytree class it registered,
+    saying to return arrays, without ever rebuilding one from arrays (its unflatten code
+    never runs on a call), while tuples, lists, dicts, None and named tuples pass?"""
+    from typing import NamedTuple
+
+    from autograder.kernel import reporter, timing
+
+    class Pair(NamedTuple):
+        total: jax.Array
+        squares: jax.Array
+
+    per = lambda x: jnp.sum(x ** 2)
+    boxed = jax.jit(lambda xs: _Boxed(jax.vmap(per)(xs)))
+    make = lambda n: (jnp.ones((n, 4)),)
+    _Boxed.rebuilt_from_arrays = 0
+    message = r"\(`_Boxed`\): return arrays, not an object of your own class"
+    with pytest.raises(AssertionError, match=message):
+        check_jitted(boxed, "batched", args=make(3))
+    with pytest.raises(AssertionError, match=message):
+        check_no_retrace(boxed, *make(3), name="batched")
+    with pytest.raises(AssertionError, match=message):
+        check_vectorised(boxed, make, name="batched")
+    entries: list = []
+    with reporter.collecting(entries.append):
+        timing.check_speedup(boxed, lambda xs: _Boxed(jnp.stack([per(x) for x in xs])),
+                             *make(64), required=1.5, clock=timing.CPU)
+    assert all("return arrays, not an object" in e.got for e in entries[:2]), entries
+    assert "ratio" not in entries[2].got  # nothing was timed
+    assert _Boxed.rebuilt_from_arrays == 0
+    plain = jax.jit(lambda xs: (Pair(jnp.sum(xs), xs ** 2), [xs], {"n": None, "m": xs}))
+    check_jitted(plain, "batched", args=make(3))
+    check_no_retrace(plain, *make(3), name="batched")
+    check_vectorised(plain, make, name="batched")
+
+
+def test_a_function_that_loops_only_when_called_with_arrays_is_not_vectorised() -> None:
+    """Does check_vectorised fail an answer that uses vmap when it sees a tracer and a
+    Python loop (with the same values) when called with arrays, and one whose traced path
+    computes something else than its direct call (a cheap stub for the checks to read),
+    while an honest vmap, jitted or not, passes?"""
+    per = lambda x: jnp.sum(jnp.sin(x) ** 2)
+
+    def switches(xs):
+        if isinstance(xs, jax.core.Tracer):
+            return jax.vmap(per)(xs)
+        return jnp.stack([per(x) for x in xs])
+
+    def stub_when_traced(xs):
+        if isinstance(xs, jax.core.Tracer):
+            return jax.vmap(jnp.sum)(xs)
+        return jax.vmap(per)(xs)
+
+    make = lambda n: (jnp.ones((n, 4)),)
+    with pytest.raises(AssertionError, match=r"called with arrays, runs more operations.*"
+                                             r"use `jax.vmap` on every path"):
+        check_vectorised(switches, make, name="batched")
+    with pytest.raises(AssertionError, match="computes something else when called with "
+                                             "arrays than the program it traces to"):
+        check_vectorised(stub_when_traced, make, name="batched")
+    check_vectorised(jax.vmap(per), make, name="batched")
+    check_vectorised(jax.jit(jax.vmap(per)), make, name="batched")

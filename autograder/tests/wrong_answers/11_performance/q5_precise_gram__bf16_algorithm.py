@@ -1,4 +1,4 @@
-# expect: lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32
+# expect: below full float32 precision (dot_general at algorithm BF16_BF16_F32)
 # A dot algorithm with bfloat16 inputs: float32 accumulation, but the inputs are rounded
 def precise_gram(x):
     """x.T @ x, the matrix product at full float32 precision on every backend."""
