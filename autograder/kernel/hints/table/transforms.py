@@ -14,9 +14,12 @@ from autograder.kernel.hints.matchers import Hint, says
 
 
 def value_not_function(exc: BaseException) -> str:
-    """The hint for a transformation applied to a value, quoting the value's kind."""
+    """The hint for a transformation applied to a value, naming the value's kind (not its
+    repr, which differs between JAX versions: ``JitTracer(float32[])``, ``JitTracer<...>``)."""
     got = re.search(r"Expected a callable value, got (.{0,40})", str(exc))
-    what = "an array or a number" if got is None else f"a value (`{got.group(1).strip()}`)"
+    traced = got is not None and "Tracer" in got.group(1)
+    what = ("a traced value (inside a jitted or transformed function)" if traced
+            else "an array or a number")
     return ("A transformation was given " + what + " instead of a function. `jax.grad`, "
             "`jax.jit` and `jax.vmap` take the function itself and return a new function, "
             "which you then call: `jax.grad(loss)(w, x, y)`, not `jax.grad(loss(w, x, y))` "

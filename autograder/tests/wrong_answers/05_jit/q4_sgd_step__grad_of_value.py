@@ -1,4 +1,4 @@
-# expect: Hint: A transformation was given a value (`
+# expect: Hint: A transformation was given a traced value
 # Sharp bit: jax.grad(loss(w, x, y)) differentiates the loss's value, not the function loss
 def build_sgd_step():
     """Return a jitted step(w, x, y, lr) -> new w, one gradient-descent step on the MSE."""
