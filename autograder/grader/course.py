@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 import nbformat
 
 from autograder.core.notebook import is_test, nbgrader_meta, questions
+from autograder.grader.judging.proof import with_proof
 from autograder.grader.nbgrader_worker import Worker
-from autograder.grader.proof import with_proof
 from autograder.grader.release import SOLUTIONS
 
 if TYPE_CHECKING:

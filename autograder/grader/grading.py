@@ -32,14 +32,14 @@ from autograder.grader.course import (
     set_test_sources,
     stage_log,
 )
+from autograder.grader.judging.proof import add_proofs, proved
+from autograder.grader.judging.verdict import judge_cell, timings
 from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT, KERNEL_KEY
 from autograder.grader.preprocessors.summarize_questions import VERDICTS_KEY
-from autograder.grader.proof import add_proofs, proved
 from autograder.grader.release import SOLUTIONS, student_version
 from autograder.grader.result import QuestionResult, Result
 from autograder.grader.runtime_choice import PAGE_KEY, RuntimeMissing, choose_runtime
 from autograder.grader.submissions import InvalidSubmission, Submission, read_submission
-from autograder.grader.verdict import judge_cell, timings
 
 # Grading's steps for one submission, as ``Result.stages`` names them (seconds each): reading,
 # rebuilding and screening it; the kernel's start (import of nothing yet), the notebook's
@@ -62,8 +62,8 @@ def screen_answers(nb: nbformat.NotebookNode,
     its question's names, and none a test cell reads (hidden tests included). Returns answer
     id -> message.
     """
+    from autograder.grader.judging.screen import Judged, judged_names, message, own_names, screen
     from autograder.grader.rebuild import EXTRA_KEY
-    from autograder.grader.screen import Judged, judged_names, message, own_names, screen
 
     judged, own = Judged(), {}
     if source is not None:
@@ -184,14 +184,14 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
     """Grade one submission in an existing course directory; write its result files.
 
     Each check is decided here, from the student's evidence and the trusted records of the
-    reference answers (:func:`~autograder.grader.reference_run.trusted_records`, cached in
+    reference answers (:func:`~autograder.grader.judging.reference_run.trusted_records`, cached in
     ``records_cache``, by default the course's ``records/``). The feedback page is written
     unless ``feedback`` is False; ``Result.stages`` says how long each step took. ``spare``
     False: no kernel is started ahead for a next submission (this is the last).
     """
     from nbgrader.api import Gradebook
 
-    from autograder.grader.reference_run import recorded_environment, trusted_records
+    from autograder.grader.judging.reference_run import recorded_environment, trusted_records
 
     result = Result(sub.student, sub.assignment, str(sub.path))
     dest = out / sub.student / sub.assignment

@@ -50,10 +50,10 @@ def test_contracts_hold() -> None:
 def test_kernel_importing_the_grader_breaks_the_contract(copy: Path) -> None:
     """Does a learner-side module that imports a grader module fail the check, naming it?"""
     assert _lint(copy).returncode == 0
-    _add_import(copy, "kernel.hints", "from autograder.grader import verdict  # noqa")
+    _add_import(copy, "kernel.hints", "from autograder.grader.judging import verdict  # noqa")
     result = _lint(copy)
     assert result.returncode == 1
-    assert "autograder.kernel.hints -> autograder.grader.verdict" in result.stdout
+    assert "autograder.kernel.hints -> autograder.grader.judging.verdict" in result.stdout
 
 
 def test_core_importing_the_kernel_breaks_the_contract(copy: Path) -> None:

@@ -1,10 +1,10 @@
-"""Tests of autograder.grader.proof: per-run proof tokens of test cells."""
+"""Tests of autograder.grader.judging.proof: per-run proof tokens of test cells."""
 
 from __future__ import annotations
 
 import nbformat
 
-from autograder.grader.proof import MIME, add_proofs, proved, strip_proofs
+from autograder.grader.judging.proof import MIME, add_proofs, proved, strip_proofs
 from autograder.tests.conftest import FIXTURES
 
 
