@@ -23,16 +23,8 @@ import nbformat
 from autograder.core.evidence import MIME as EVIDENCE
 from autograder.core.evidence import Entry
 from autograder.core.notebook import is_answer, is_test, nbgrader_meta, questions
-from autograder.grader.course import (
-    COURSE_ID,
-    Limits,
-    kernel_for,
-    nbgrader,
-    restore_test_sources,
-    set_test_sources,
-    stage_log,
-)
-from autograder.grader.judging.proof import add_proofs, proved
+from autograder.grader.course import COURSE_ID, Limits, kernel_for, nbgrader, stage_log
+from autograder.grader.judging.proof import new_tokens, proved
 from autograder.grader.judging.verdict import judge_cell, timings
 from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT, KERNEL_KEY
 from autograder.grader.preprocessors.summarize_questions import VERDICTS_KEY
@@ -227,18 +219,16 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             runtime = choose_runtime(nb, (limits or Limits()).runtime)
             rebuilt.notebook.metadata[KERNEL_KEY] = kernel_for(runtime.runtime.name)
         result.runtime = runtime.page
-        tokens = add_proofs(rebuilt.notebook)
+        # This run's proofs travel with its autograde request: nbgrader builds each test cell
+        # from the gradebook's source and its token, and nothing shared is changed.
+        tokens = new_tokens(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
-        originals = set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
         lap("prepare")
-        try:
-            proc = nbgrader(course, "autograde", sub.assignment, sub.student,
-                             timeout=(limits or Limits()).step_timeout, spare=spare)
-        finally:
-            restore_test_sources(db_url, sub.assignment, originals)
+        proc = nbgrader(course, "autograde", sub.assignment, sub.student,
+                        timeout=(limits or Limits()).step_timeout, spare=spare, proofs=tokens)
         lap("nbgrader")
         kernel, kernel_cpu = _kernel_stages(course, sub.student, sub.assignment)
         if kernel_cpu is not None:
