@@ -15,10 +15,10 @@ One module a step, following a notebook's life (source -> release -> submission 
 figure), and the commands :mod:`~autograder.grader.grade`, :mod:`~autograder.grader.merge`,
 :mod:`~autograder.grader.selfcheck` (a learner's own visible checks), dispatched by
 :mod:`~autograder.grader.cli`. Two sides have a folder of their own:
-:mod:`~autograder.grader.judging` (where a grade is decided: the screen, the proofs, the trusted
-run of the reference answers, each test cell's verdict, the results' manifest) and
-:mod:`~autograder.grader.classroom` (rosters, LMS files, the instructor's decisions, fetching and
-returning work).
+:mod:`~autograder.grader.judging` (where a grade is decided: the screen, the proofs, the
+trusted run of the reference answers, each test cell's verdict and each question's outcome,
+the results' manifest) and :mod:`~autograder.grader.classroom` (rosters, LMS files, the
+instructor's decisions, fetching and returning work).
 """
 
 import sys

@@ -12,6 +12,8 @@ new attack) reads here. It holds
   answers give, recorded in a process of the grader's own (never the learner's kernel);
 - :mod:`~autograder.grader.judging.verdict`: each test cell decided from those records and the
   evidence the learner's kernel published;
+- :mod:`~autograder.grader.judging.question`: each question's points, status and message, from
+  its cell's proof, that verdict and what was known before the run (missing, screened);
 - :mod:`~autograder.grader.judging.manifest`: the results a grading run wrote, hashed and
   authenticated, so that ``merge`` takes only grades a keyed run decided.
 
