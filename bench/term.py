@@ -178,7 +178,7 @@ def write_shards(folder: Path, logins: list[str], assignments: tuple[str, ...],
     import nbformat
 
     from autograder.core.notebook import questions
-    from autograder.grader.manifest import write_manifest
+    from autograder.grader.judging.manifest import write_manifest
     from autograder.grader.release import SOLUTIONS
     from autograder.grader.result import QuestionResult, Result
 

@@ -178,8 +178,8 @@ def trusted_runs(chapters: list[str], cache: Path, jobs: int, runtime: Any = Non
     own); returns chapter -> its records."""
     import concurrent.futures
 
+    from autograder.grader.judging.reference_run import trusted_records
     from autograder.grader.progress import Progress
-    from autograder.grader.reference_run import trusted_records
 
     on = f" on {runtime.name}" if runtime is not None else ""
     bar = Progress(len(chapters), f"trusted runs of the reference answers{on}")

@@ -6,9 +6,9 @@ returned. :func:`decide` compares one pair with the shared comparison
 (:mod:`autograder.core.compare`) and raises the course's message when it fails.
 
 Pure code, used by both sides: the grader decides every check of a submission with it
-(:mod:`autograder.grader.verdict`), outside the student's kernel; a released exercise decides
-its visible checks with it in the learner's kernel (:mod:`autograder.kernel.reporter`), so the
-instant feedback in Colab and the grade agree word for word.
+(:mod:`autograder.grader.judging.verdict`), outside the student's kernel; a released exercise
+decides its visible checks with it in the learner's kernel (:mod:`autograder.kernel.reporter`),
+so the instant feedback in Colab and the grade agree word for word.
 """
 
 from __future__ import annotations

@@ -7,16 +7,18 @@ Expected values and hidden tests live only here and in the processes this side s
 One module a step, following a notebook's life (source -> release -> submission -> grade):
 :mod:`~autograder.grader.release` (``exercises/`` from ``solutions/``),
 :mod:`~autograder.grader.submissions` (who submitted what), :mod:`~autograder.grader.rebuild`
-and :mod:`~autograder.grader.screen` (the notebook to run), :mod:`~autograder.grader.sandbox`
-(the kernel's jail), :mod:`~autograder.grader.course` (nbgrader's course folder),
-:mod:`~autograder.grader.reference_run` (trusted records) and
-:mod:`~autograder.grader.compile_cache`, :mod:`~autograder.grader.grading` (one submission),
-:mod:`~autograder.grader.verdict` (a test cell decided), :mod:`~autograder.grader.result`,
-:mod:`~autograder.grader.reports` (grades, exports, summary, figure), and the commands
-:mod:`~autograder.grader.grade`, :mod:`~autograder.grader.merge`,
+(the notebook to run), :mod:`~autograder.grader.sandbox` (the kernel's jail),
+:mod:`~autograder.grader.course` (nbgrader's course folder),
+:mod:`~autograder.grader.compile_cache` (the kernels' shared compilations),
+:mod:`~autograder.grader.grading` (one submission, from its files to its result),
+:mod:`~autograder.grader.result`, :mod:`~autograder.grader.reports` (grades, exports, summary,
+figure), and the commands :mod:`~autograder.grader.grade`, :mod:`~autograder.grader.merge`,
 :mod:`~autograder.grader.selfcheck` (a learner's own visible checks), dispatched by
-:mod:`~autograder.grader.cli`; and the classroom side, :mod:`~autograder.grader.classroom`
-(rosters, LMS files, the instructor's decisions, fetching and returning work).
+:mod:`~autograder.grader.cli`. Two sides have a folder of their own:
+:mod:`~autograder.grader.judging` (where a grade is decided: the screen, the proofs, the
+trusted run of the reference answers, each test cell's verdict and each question's outcome,
+the results' manifest) and :mod:`~autograder.grader.classroom` (rosters, LMS files, the
+instructor's decisions, fetching and returning work).
 """
 
 import sys

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "release":
         from autograder.grader.grade import reference_cache_default
-        from autograder.grader.reference_run import trusted_records
+        from autograder.grader.judging.reference_run import trusted_records
         from autograder.grader.release import COURSE_FOLDERS, release
 
         # With $LEARN_JAX_REFERENCE_CACHE, the trusted runs are kept there for grade to reuse.

@@ -2,8 +2,8 @@
 
 Every submission of an assignment compiles mostly the same programs: the notebook's own set-up
 cells, the inputs its test cells build, the checks' own arithmetic. The trusted run
-(:mod:`autograder.grader.reference_run`) compiles them first; this module keeps what it compiled in
-a directory per JAX version, jaxlib version and backend (:func:`shared_dir`), and the
+(:mod:`autograder.grader.judging.reference_run`) compiles them first; this module keeps what it
+compiled in a directory per JAX version, jaxlib version and backend (:func:`shared_dir`), and the
 sandboxed kernels (:mod:`autograder.grader.sandbox`) mount that directory **read-only**, so a
 submission never writes an entry another one would load.
 

@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING
 
 import nbformat
 
-from autograder.core.notebook import is_test, nbgrader_meta, questions
+from autograder.core.notebook import questions
 from autograder.grader.nbgrader_worker import Worker
-from autograder.grader.proof import with_proof
 from autograder.grader.release import SOLUTIONS
 
 if TYPE_CHECKING:
@@ -37,12 +36,14 @@ COURSE_ID = "learn-jax"
 
 _CONFIG = """\
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
-                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,
+                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput,
+                                    OverwriteKernelspec, SaveAutoGrades)
 
 from autograder.grader.feedback_page import FeedbackExporter
 from autograder.grader.preprocessors import HideTestSource, SanitizeOutputs, SummarizeQuestions
 from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
+from autograder.grader.preprocessors.prove_test_cells import ProveTestCells
 
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -55,6 +56,10 @@ c.ExecuteWithLimits.max_output_bytes = {max_output}
 c.ExecuteWithLimits.stage_log = {stages!r}
 c.ExecuteWithLimits.prestart_kernel = {prestart!r}
 c.KernelManager.transport = {transport!r}
+# nbgrader's list, with OverwriteCells replaced by one that also gives each test cell this run's
+# proof line (the tokens come with the autograde request; the gradebook is only read).
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,
+                                      ProveTestCells, CheckCellMetadata]
 # nbgrader's list, with Execute replaced by one with a notebook deadline and output budget.
 c.Autograde.autograde_preprocessors = [
     ExecuteWithLimits, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
@@ -101,10 +106,12 @@ def _nbgrader_env(course: Path) -> dict[str, str]:
 
 
 def nbgrader(course: Path, step: str, assignment: str, student: str | None = None,
-             timeout: float | None = None, spare: bool = True) -> subprocess.CompletedProcess:
-    """Run one nbgrader step in ``course``'s long-lived nbgrader process (``spare``:
-    :meth:`~autograder.grader.nbgrader_worker.Worker.run`)."""
-    return worker(course).run(step, assignment, student, timeout, spare)
+             timeout: float | None = None, spare: bool = True,
+             proofs: Mapping[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run one nbgrader step in ``course``'s long-lived nbgrader process (``spare`` and
+    ``proofs``, autograde's proof tokens: :meth:`~autograder.grader.nbgrader_worker.Worker.run`).
+    """
+    return worker(course).run(step, assignment, student, timeout, spare, proofs)
 
 
 def worker(course: Path) -> Worker:
@@ -241,44 +248,6 @@ def clone_course(template: Path, course: Path, limits: Limits | None = None,
     db = gradebook_url(course)
     _write_config(course, db, limits, compiled, cpus)
     return db
-
-
-def set_test_sources(db_url: str, assignment: str, nb: nbformat.NotebookNode,
-                     tokens: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """Make the gradebook's test cells those of ``nb`` (with this run's proofs).
-
-    nbgrader's autograde replaces every locked cell by the gradebook's copy; the proof lines
-    must be in that copy, after the hidden tests. Returns the original (source, checksum)
-    per test cell id.
-    """
-    from nbgrader.api import Gradebook
-    from nbgrader.utils import compute_checksum
-
-    originals: dict[str, tuple[str, str]] = {}
-    with Gradebook(db_url, COURSE_ID) as gb:
-        for cell in nb.cells:
-            if is_test(cell):
-                gid = nbgrader_meta(cell)["grade_id"]
-                stored = gb.find_source_cell(gid, assignment, assignment)
-                originals[gid] = (stored.source, stored.checksum)
-                # The stored source holds the hidden tests (the released one does not).
-                cell.source = with_proof(stored.source, gid, tokens[gid])
-                stored.source, stored.checksum = cell.source, compute_checksum(cell)
-                cell.metadata["nbgrader"]["checksum"] = stored.checksum
-        gb.db.commit()
-    return originals
-
-
-def restore_test_sources(db_url: str, assignment: str,
-                         originals: dict[str, tuple[str, str]]) -> None:
-    """Undo :func:`set_test_sources`: this run's proofs leave the gradebook."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url, COURSE_ID) as gb:
-        for gid, (source, checksum) in originals.items():
-            stored = gb.find_source_cell(gid, assignment, assignment)
-            stored.source, stored.checksum = source, checksum
-        gb.db.commit()
 
 
 # ---------------------------------------------------------------- the gradebook of record

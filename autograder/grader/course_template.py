@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.grader.course import COURSE_ID, close_workers, make_course
-from autograder.grader.reference_run import grader_digest
+from autograder.grader.judging.reference_run import grader_digest
 
 #: What generation leaves that is the course itself; the rest (configuration, kernelspec,
 #: kernel runtime folders) belongs to the run and is written again by every copy.

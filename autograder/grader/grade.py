@@ -16,7 +16,7 @@ for the run ``DIR/grades.csv``, ``DIR/summary.md`` (with item analysis, and the 
 changed when ``DIR`` held an earlier run), ``DIR/scores.png`` and any ``--export`` files
 (:mod:`autograder.grader.reports` lists them), and ``DIR/manifest.json``: the hash of every
 result file this run wrote, signed when ``LEARN_JAX_RESULTS_KEY`` holds a key
-(:mod:`autograder.grader.manifest`; ``merge`` checks it).
+(:mod:`autograder.grader.judging.manifest`; ``merge`` checks it).
 
 ``DIR`` may hold an earlier run: grading everyone again into it is a full regrade (its
 reports list the scores that changed). A run that would leave out some of the earlier
@@ -53,7 +53,7 @@ from autograder.grader.course import (
     worker,
 )
 from autograder.grader.course_template import cached_course
-from autograder.grader.reference_run import (
+from autograder.grader.judging.reference_run import (
     compiled_programs,
     recorded_environment,
     trusted_records,
@@ -352,7 +352,7 @@ def _keep_fetch_record(paths: list[Path], out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade everything ``args`` names; exit status 0, 1 (grader failure) or 2 (usage)."""
-    from autograder.grader.manifest import take_key, write_manifest
+    from autograder.grader.judging.manifest import take_key, write_manifest
 
     key = take_key()  # out of the environment before any kernel or job process starts
     known = assignments(args.source)

@@ -1,8 +1,10 @@
-"""Grading one submission: rebuild, screen, autograde with nbgrader, verify, feedback.
+"""Grading one submission: rebuild, screen, autograde with nbgrader, judge, feedback.
 
 :func:`grade_one` turns one :class:`~autograder.grader.submissions.Submission` into a
 :class:`Result` (written as ``result.json``) and a feedback page, in an existing course
-directory (:mod:`autograder.grader.course`).
+directory (:mod:`autograder.grader.course`). It runs the steps; what they decide is decided
+on the judging side (:mod:`autograder.grader.judging`: the screen, the proofs, the trusted
+records, each question's outcome).
 """
 
 from __future__ import annotations
@@ -20,26 +22,16 @@ from typing import Any
 
 import nbformat
 
-from autograder.core.evidence import MIME as EVIDENCE
-from autograder.core.evidence import Entry
 from autograder.core.notebook import is_answer, is_test, nbgrader_meta, questions
-from autograder.grader.course import (
-    COURSE_ID,
-    Limits,
-    kernel_for,
-    nbgrader,
-    restore_test_sources,
-    set_test_sources,
-    stage_log,
-)
+from autograder.grader.course import COURSE_ID, Limits, kernel_for, nbgrader, stage_log
+from autograder.grader.judging.proof import new_tokens
+from autograder.grader.judging.question import decide_question
 from autograder.grader.preprocessors.execute_with_limits import EVIDENCE_CUT, KERNEL_KEY
 from autograder.grader.preprocessors.summarize_questions import VERDICTS_KEY
-from autograder.grader.proof import add_proofs, proved
 from autograder.grader.release import SOLUTIONS, student_version
 from autograder.grader.result import QuestionResult, Result
 from autograder.grader.runtime_choice import PAGE_KEY, RuntimeMissing, choose_runtime
 from autograder.grader.submissions import InvalidSubmission, Submission, read_submission
-from autograder.grader.verdict import judge_cell, timings
 
 # Grading's steps for one submission, as ``Result.stages`` names them (seconds each): reading,
 # rebuilding and screening it; the kernel's start (import of nothing yet), the notebook's
@@ -62,8 +54,8 @@ def screen_answers(nb: nbformat.NotebookNode,
     its question's names, and none a test cell reads (hidden tests included). Returns answer
     id -> message.
     """
+    from autograder.grader.judging.screen import Judged, judged_names, message, own_names, screen
     from autograder.grader.rebuild import EXTRA_KEY
-    from autograder.grader.screen import Judged, judged_names, message, own_names, screen
 
     judged, own = Judged(), {}
     if source is not None:
@@ -98,13 +90,6 @@ def left_as_released(released: nbformat.NotebookNode, rebuilt: nbformat.Notebook
     return bool(stubs) and answers == stubs and not extra
 
 
-def _error_of(cell: Any) -> tuple[str, str]:
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            return out.get("ename", "Error"), out.get("evalue", "")
-    return "", ""
-
-
 @contextlib.contextmanager
 def time_limit(seconds: float, what: str) -> Iterator[None]:
     """Raise :class:`InvalidSubmission` when the block runs longer than ``seconds``.
@@ -130,19 +115,6 @@ def time_limit(seconds: float, what: str) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def evidence_in(cell: Any) -> list[Entry]:
-    """The check results a test cell published (malformed ones are left out)."""
-    found = []
-    for out in cell.get("outputs", []):
-        data = out.get("data", {}) if isinstance(out.get("data"), dict) else {}
-        if out.get("output_type") in ("display_data", "execute_result") and EVIDENCE in data:
-            try:
-                found.append(Entry.from_json(data[EVIDENCE]))
-            except ValueError:
-                continue
-    return found
 
 
 def _verdict_output(status: str, score: float, points: float, raised: bool) -> dict:
@@ -183,15 +155,17 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
               spare: bool = True) -> Result:
     """Grade one submission in an existing course directory; write its result files.
 
-    Each check is decided here, from the student's evidence and the trusted records of the
-    reference answers (:func:`~autograder.grader.reference_run.trusted_records`, cached in
+    Each question is decided on the judging side
+    (:func:`~autograder.grader.judging.question.decide_question`), from the student's evidence
+    and the trusted records of the reference answers
+    (:func:`~autograder.grader.judging.reference_run.trusted_records`, cached in
     ``records_cache``, by default the course's ``records/``). The feedback page is written
     unless ``feedback`` is False; ``Result.stages`` says how long each step took. ``spare``
     False: no kernel is started ahead for a next submission (this is the last).
     """
     from nbgrader.api import Gradebook
 
-    from autograder.grader.reference_run import recorded_environment, trusted_records
+    from autograder.grader.judging.reference_run import recorded_environment, trusted_records
 
     result = Result(sub.student, sub.assignment, str(sub.path))
     dest = out / sub.student / sub.assignment
@@ -227,18 +201,16 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             runtime = choose_runtime(nb, (limits or Limits()).runtime)
             rebuilt.notebook.metadata[KERNEL_KEY] = kernel_for(runtime.runtime.name)
         result.runtime = runtime.page
-        tokens = add_proofs(rebuilt.notebook)
+        # This run's proofs travel with its autograde request: nbgrader builds each test cell
+        # from the gradebook's source and its token, and nothing shared is changed.
+        tokens = new_tokens(rebuilt.notebook)
         target = course / "submitted" / sub.student / sub.assignment
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         nbformat.write(rebuilt.notebook, target / f"{sub.assignment}.ipynb")
-        originals = set_test_sources(db_url, sub.assignment, rebuilt.notebook, tokens)
         lap("prepare")
-        try:
-            proc = nbgrader(course, "autograde", sub.assignment, sub.student,
-                             timeout=(limits or Limits()).step_timeout, spare=spare)
-        finally:
-            restore_test_sources(db_url, sub.assignment, originals)
+        proc = nbgrader(course, "autograde", sub.assignment, sub.student,
+                        timeout=(limits or Limits()).step_timeout, spare=spare, proofs=tokens)
         lap("nbgrader")
         kernel, kernel_cpu = _kernel_stages(course, sub.student, sub.assignment)
         if kernel_cpu is not None:
@@ -263,52 +235,23 @@ def grade_one(sub: Submission, course: Path, db_url: str, out: Path,
             for q in qs:
                 grade = gb.find_grade(q.tests_id, sub.assignment, sub.assignment, sub.student)
                 cell = cells.get(q.tests_id, {})
-                evidence = evidence_in(cell)
-                verdict = judge_cell(records.get(q.tests_id, []), evidence)
-                # The test cell ran to its end with no error (its proof), and every check it
-                # made passed, decided here from its evidence. (nbgrader also zeroes a cell that
-                # wrote to stderr, so a JAX warning failed honest work: it is not consulted.)
-                ok = proved(cell, q.tests_id, tokens[q.tests_id]) and verdict.passed
-                score = q.points if ok else 0.0
-                grade.auto_score, grade.manual_score = score, None
-                ename, evalue = _error_of(cell)
-                if q.answer_id in rebuilt.missing:
-                    status, msg = "missing", "no answer cell for this question was found"
-                elif ok and score >= q.points:  # (a screened extra cell did not matter)
-                    status, msg = "passed", ""
-                elif q.answer_id in screened:
-                    status, msg = "failed", screened[q.answer_id]
-                elif not verdict.passed and not verdict.missing:  # a check decided against
-                    status, msg = "failed", verdict.message
-                elif "Timeout" in ename or "timed out" in evalue.lower():
-                    status, msg = "timeout", "the tests ran out of time"
-                elif ename == "NotImplementedError":
-                    status, msg = "failed", "not attempted"
-                elif ename == "AssertionError":
-                    status, msg = "failed", evalue
-                elif ename:  # the answer raised (an exception of the learner's run)
-                    status, msg = "error", f"{ename}: {evalue}".strip(": ")
-                else:
-                    status, msg = "error", ("the tests did not report that they ran to the "
-                                            "end (output or the kernel was tampered with?)")
-                dropped = cell.get("metadata", {}).get(EVIDENCE_CUT) if cell else None
-                if dropped:  # evidence cut by its budget: said, never silent
-                    msg = (f"{msg} " if msg else "") + (
-                        f"({dropped} check result(s) of this test cell were dropped: it published "
-                        "more than the evidence budget keeps, so checks without their result "
-                        "fail.)")
-                result.questions.append(QuestionResult(q.answer_id, score, q.points, status,
-                                                       msg[:1000]))
-                measured = timings(records.get(q.tests_id, []), evidence)
-                if measured:
-                    result.timings[q.answer_id] = measured
-                raised = status == "error" and bool(ename)  # the page: "your answer raised"
+                dropped = cell.get("metadata", {}).get(EVIDENCE_CUT) if cell else 0
+                decided = decide_question(q, cell, records.get(q.tests_id, []),
+                                          tokens[q.tests_id],
+                                          missing=q.answer_id in rebuilt.missing,
+                                          screened=screened.get(q.answer_id),
+                                          dropped=dropped if isinstance(dropped, int) else 0)
+                grade.auto_score, grade.manual_score = decided.score, None
+                result.questions.append(QuestionResult(q.answer_id, decided.score, q.points,
+                                                       decided.status, decided.message))
+                if decided.timings:
+                    result.timings[q.answer_id] = decided.timings
                 if cell:
                     cell.setdefault("outputs", []).append(
-                        _verdict_output(status, score, q.points, raised))
-                verdicts[q.tests_id] = {"question": q.answer_id, "status": status,
-                                        "score": score, "points": q.points,
-                                        "message": msg[:1000], "raised": raised}
+                        _verdict_output(decided.status, decided.score, q.points, decided.raised))
+                verdicts[q.tests_id] = {"question": q.answer_id, "status": decided.status,
+                                        "score": decided.score, "points": q.points,
+                                        "message": decided.message, "raised": decided.raised}
             gb.db.commit()
         graded.metadata[VERDICTS_KEY] = verdicts  # replaces whatever a submission put there
         graded.metadata[PAGE_KEY] = runtime.page  # the page names the runtime (as above)

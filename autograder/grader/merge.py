@@ -8,7 +8,7 @@ nothing, in the folder or in the gradebook.
 Merge trusts nothing in the files it merges: who a result belongs to comes from the folder
 layout (``<shard>/<student>/<assignment>/result.json``, names as grading writes them), a result
 that names someone else is refused, and nothing is written outside ``--out``. With the key in
-``LEARN_JAX_RESULTS_KEY`` (:mod:`autograder.grader.manifest`), only shards whose manifest a
+``LEARN_JAX_RESULTS_KEY`` (:mod:`autograder.grader.judging.manifest`), only shards whose manifest a
 grading run signed with that key are merged.
 """
 
@@ -23,7 +23,13 @@ from pathlib import Path
 
 from autograder.grader.classroom import decisions
 from autograder.grader.grade import add_common_arguments
-from autograder.grader.manifest import MANIFEST, check_file, read_key, verify, write_manifest
+from autograder.grader.judging.manifest import (
+    MANIFEST,
+    check_file,
+    read_key,
+    verify,
+    write_manifest,
+)
 from autograder.grader.reports import write_reports
 from autograder.grader.result import Result
 from autograder.grader.submissions import assignments, is_safe_name
@@ -96,7 +102,7 @@ def read_results(folder: Path, key: bytes | None = None
 def merge(folders: list[Path], out: Path, key: bytes | None = None,
           check: Callable[[set[str]], None] | None = None) -> list[Result]:
     """Copy every result folder of ``folders`` into ``out``; return the results. With
-    ``key`` (default: :data:`~autograder.grader.manifest.KEY_VARIABLE` from the
+    ``key`` (default: :data:`~autograder.grader.judging.manifest.KEY_VARIABLE` from the
     environment), only shards whose manifest it signed are merged, and ``out`` gets a
     manifest signed with it too.
 

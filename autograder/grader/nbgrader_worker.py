@@ -9,7 +9,10 @@ same code the command line runs) and answers with its log.
 The protocol is one JSON object per line: the client writes
 ``{"step": "autograde", "assignment": "05_jit", "student": "ada"}`` on the worker's stdin and
 reads ``{"success": true, "log": "...", "error": ""}`` from a private pipe (anything a step
-prints goes to stderr, so it cannot corrupt the answer). A worker that dies (a kernel that
+prints goes to stderr, so it cannot corrupt the answer). An autograde request also carries the
+submission's proof tokens (``"proofs": {test id: token}``): the worker holds them in memory for
+that step only (:func:`autograder.grader.preprocessors.prove_test_cells.proving`), so nothing
+per submission is written into the course directory's gradebook. A worker that dies (a kernel that
 took its parent down, say) is started again for the next step; the step that was running
 fails with a clear message.
 """
@@ -21,6 +24,7 @@ import os
 import selectors
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +59,8 @@ class Worker:
             self._start()
 
     def run(self, step: str, assignment: str, student: str | None = None,
-            timeout: float | None = None, spare: bool = True) -> subprocess.CompletedProcess:
+            timeout: float | None = None, spare: bool = True,
+            proofs: Mapping[str, str] | None = None) -> subprocess.CompletedProcess:
         """Run one nbgrader step; the result looks like a finished ``nbgrader`` command.
 
         Args:
@@ -66,6 +71,9 @@ class Worker:
             spare: for ``autograde``, whether a kernel is started ahead for the next
                 notebook once this one's has stopped (where the course starts kernels
                 ahead); False for the last submission a worker grades.
+            proofs: for ``autograde``, the proof token of each test cell (test id -> token),
+                put after the gradebook's source of that cell for this step only
+                (:class:`~autograder.grader.preprocessors.prove_test_cells.ProveTestCells`).
 
         Returns:
             A :class:`subprocess.CompletedProcess` with ``returncode`` 0 on success and
@@ -76,7 +84,7 @@ class Worker:
         self.start()
         assert self._proc is not None and self._proc.stdin is not None
         request = {"step": step, "assignment": assignment, "student": student,
-                   "spare": spare}
+                   "spare": spare, "proofs": dict(proofs or {})}
         args = [step, assignment] + ([student] if student else [])
         try:
             self._proc.stdin.write(json.dumps(request) + "\n")
@@ -139,9 +147,12 @@ def _serve(answer_fd: int) -> None:
                 answer = api.generate_assignment(assignment, force=True, create=True)
             elif step == "autograde":
                 from autograder.grader.preprocessors.execute_with_limits import want_spare
+                from autograder.grader.preprocessors.prove_test_cells import proving
 
                 want_spare(bool(request.get("spare", True)))
-                answer = api.autograde(assignment, request["student"], force=True, create=True)
+                with proving(request.get("proofs")):
+                    answer = api.autograde(assignment, request["student"], force=True,
+                                           create=True)
             elif step == "generate_feedback":
                 answer = api.generate_feedback(assignment, request["student"], force=True)
             else:

@@ -199,7 +199,7 @@ def _signed(results: Path) -> bool:
     manifest is refused by :func:`~autograder.grader.merge.read_results`)."""
     import json
 
-    from autograder.grader.manifest import MANIFEST
+    from autograder.grader.judging.manifest import MANIFEST
 
     try:
         return "hmac_sha256" in json.loads((results / MANIFEST).read_text())
@@ -267,7 +267,7 @@ def _replace_files(results: Path, scratch: Path, kept: Result) -> None:
 def run(args: argparse.Namespace) -> int:
     """Regrade what ``args`` names into ``args.results``; exit status 0, 1 or 2."""
     from autograder.grader.course import close_workers
-    from autograder.grader.manifest import KEY_VARIABLE, MANIFEST, take_key, write_manifest
+    from autograder.grader.judging.manifest import KEY_VARIABLE, MANIFEST, take_key, write_manifest
     from autograder.grader.merge import read_results
     from autograder.grader.reports import EXPORTS, write_reports
     from autograder.grader.reports.exports import export_path

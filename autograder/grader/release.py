@@ -16,8 +16,8 @@ notebook saved before a re-release keeps deciding with the values it was release
 them, delete the file and release again.
 
 Releases do not churn. The values come from running the reference answers (the trusted run,
-:mod:`autograder.grader.reference_run`), and another machine or build of JAX computes float32
-values a few units in the last place apart. So a release compares each test cell's freshly
+:mod:`autograder.grader.judging.reference_run`), and another machine or build of JAX computes
+float32 values a few units in the last place apart. So a release compares each test cell's freshly
 recorded values with the ones its committed exercise names, using each check's own tolerances
 (:func:`autograder.core.released.value_change`), and keeps the committed values, and so their
 digest and the notebook, whenever they agree: releasing again changes nothing unless a source
@@ -290,7 +290,7 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
             find another folder through ``$LEARN_JAX_RELEASED``
             (:func:`autograder.kernel.reporter.released_folders`).
         record: makes a source's trusted records; default: a trusted run of it
-            (:func:`autograder.grader.reference_run.trusted_records`). Its visible checks'
+            (:func:`autograder.grader.judging.reference_run.trusted_records`). Its visible checks'
             values replace the committed ones only where they differ beyond a check's
             tolerance (:func:`settled`).
         progress: called with a line before each source is recorded.
@@ -304,7 +304,7 @@ def release(check: bool = False, solutions: Path = SOLUTIONS,
         RuntimeError: when writing and a source's reference answers do not run or pass.
     """
     if record is None:
-        from autograder.grader.reference_run import trusted_records as record
+        from autograder.grader.judging.reference_run import trusted_records as record
 
     report: list[str] = []
     sources = sorted(solutions.glob("*.ipynb"))

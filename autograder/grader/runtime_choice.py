@@ -18,7 +18,7 @@ has, or meets a behaviour only it shows, is graded there (:func:`choose`):
 What a notebook says about itself is the learner's to write, and none of it is trusted for
 anything but this choice: every runtime runs the same tests, in the same sandbox, and the
 reference answers are run on the same runtime (one trusted run per assignment and runtime,
-:mod:`autograder.grader.reference_run`), where they pass their own checks (``make test``).
+:mod:`autograder.grader.judging.reference_run`), where they pass their own checks (``make test``).
 A learner who claims another runtime is graded fairly on that one: the claim only chooses
 which tested JAX decides, never what is expected.
 

@@ -7,7 +7,7 @@ does one of three things:
 - **Grading** (the grader starts each test cell with :func:`start_test_cell`): the entry is
   published as an output of its own MIME type and nothing is decided here. The grader records
   the reference answers' entries in a trusted run and decides each check outside the kernel
-  (:mod:`autograder.grader.verdict`), so the student's kernel never holds an expected value.
+  (:mod:`autograder.grader.judging.verdict`), so the student's kernel never holds an expected value.
 - **A released exercise** (Colab, Jupyter, ``python -m autograder check``): the test cell
   first loads the expected values of its visible checks with :func:`expected_values`, data
   written at release time into the values files installed with this package

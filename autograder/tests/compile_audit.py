@@ -242,7 +242,7 @@ def audit_cases(cases: list[Path]) -> dict[str, list[list]]:
     ``X`` of shape (8, 4) and ``X_SPLIT``, it split over ``"d"``) in a namespace of its own,
     recording compilations; return case name -> its :func:`repeats`. Needs eight devices:
     run it in a fresh process (``python -m autograder.tests.compile_audit CASE...``)."""
-    from autograder.grader.reference_run import run_code
+    from autograder.grader.judging.reference_run import run_code
 
     found = {}
     with recording_compiles() as log:

@@ -67,10 +67,10 @@ import nbformat  # noqa: E402
 from autograder.core.decide import decide
 from autograder.core.evidence import Entry  # noqa: E402
 from autograder.core.notebook import code_of, is_answer, nbgrader_meta, questions  # noqa: E402
-from autograder.grader import reference_run  # noqa: E402
-from autograder.grader.reference_run import run_code, split_hidden  # noqa: E402
+from autograder.grader.judging import reference_run  # noqa: E402
+from autograder.grader.judging.reference_run import run_code, split_hidden  # noqa: E402
+from autograder.grader.judging.verdict import record_of, reference_failure  # noqa: E402
 from autograder.grader.release import written_records  # noqa: E402
-from autograder.grader.verdict import record_of, reference_failure  # noqa: E402
 from autograder.kernel.hints import explain, first_line, hint_name  # noqa: E402
 from autograder.kernel.reporter import collecting, expecting  # noqa: E402
 from autograder.tests.compile_audit import recording_compiles  # noqa: E402

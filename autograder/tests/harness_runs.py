@@ -46,7 +46,7 @@ def harness_report(source: Path, python: str = sys.executable) -> dict:
 def _package_digest() -> str:
     """A digest of every Python file of the course package, its tests and fixtures included
     (the harness runs them), read once per process."""
-    from autograder.grader.reference_run import code_digest
+    from autograder.grader.judging.reference_run import code_digest
 
     return code_digest(PACKAGE, tests=True)
 

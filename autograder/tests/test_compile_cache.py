@@ -18,7 +18,7 @@ from autograder.grader.compile_cache import (
     without_cache_settings,
     writer_env,
 )
-from autograder.grader.reference_run import compiled_programs, secret_code, trusted_records
+from autograder.grader.judging.reference_run import compiled_programs, secret_code, trusted_records
 from autograder.tests.test_reference_run import IMPORTS, _source
 
 SECRET = secret_code("05_jit")

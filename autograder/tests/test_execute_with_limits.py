@@ -66,7 +66,7 @@ def test_a_huge_print_keeps_only_the_budget() -> None:
 def test_rich_outputs_and_proof_typed_floods_count_against_the_budget() -> None:
     """Do 5,000 small proof-typed outputs (once exempt) and an over-budget image leave only
     two proofs, the budget and a note, without breaking the run?"""
-    from autograder.grader.proof import MIME
+    from autograder.grader.judging.proof import MIME
 
     flood, images = _run(
         f"for i in range(5_000):\n    display({{{MIME!r}: 'q f' + 'f' * 200}}, raw=True)",

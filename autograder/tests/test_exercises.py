@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from autograder.core.notebook import code_of, is_answer, is_test, nbgrader_meta, questions
-from autograder.grader.reference_run import HIDDEN_BEGIN, split_hidden
+from autograder.grader.judging.reference_run import HIDDEN_BEGIN, split_hidden
 from autograder.tests.harness_runs import (
     MAX_FAILURE_LINES,
     harness_report,
@@ -198,7 +198,7 @@ def _records(report: dict, hidden: bool) -> list:
 
 def _messages(record: Any) -> list[str]:
     """The grader's message for each wrong answer :func:`probes` makes for ``record``."""
-    from autograder.grader.verdict import judge_cell
+    from autograder.grader.judging.verdict import judge_cell
 
     return [judge_cell([record], [probe]).message for probe in probes(record)]
 

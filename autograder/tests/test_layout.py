@@ -50,10 +50,10 @@ def test_contracts_hold() -> None:
 def test_kernel_importing_the_grader_breaks_the_contract(copy: Path) -> None:
     """Does a learner-side module that imports a grader module fail the check, naming it?"""
     assert _lint(copy).returncode == 0
-    _add_import(copy, "kernel.hints", "from autograder.grader import verdict  # noqa")
+    _add_import(copy, "kernel.hints", "from autograder.grader.judging import verdict  # noqa")
     result = _lint(copy)
     assert result.returncode == 1
-    assert "autograder.kernel.hints -> autograder.grader.verdict" in result.stdout
+    assert "autograder.kernel.hints -> autograder.grader.judging.verdict" in result.stdout
 
 
 def test_core_importing_the_kernel_breaks_the_contract(copy: Path) -> None:
@@ -95,3 +95,22 @@ def test_classroom_running_a_submission_breaks_the_contract(copy: Path) -> None:
     result = _lint(copy)
     assert result.returncode == 1
     assert "autograder.grader.classroom.fetch -> autograder.grader.sandbox" in result.stdout
+
+
+def test_classroom_judging_a_submission_breaks_the_contract(copy: Path) -> None:
+    """Does the classroom side fail the check when it imports the judging side (here the
+    verdict), so a roster or LMS step can never decide a grade?"""
+    _add_import(copy, "grader.classroom.term",
+                "from autograder.grader.judging import verdict  # noqa")
+    result = _lint(copy)
+    assert result.returncode == 1
+    assert "autograder.grader.classroom.term -> autograder.grader.judging.verdict" in result.stdout
+
+
+def test_judging_running_a_submission_breaks_the_contract(copy: Path) -> None:
+    """Does the judging side fail the check when it imports what runs a submission (here the
+    nbgrader course folder), so a verdict never depends on the run's own machinery?"""
+    _add_import(copy, "grader.judging.question", "from autograder.grader import course  # noqa")
+    result = _lint(copy)
+    assert result.returncode == 1
+    assert "the judging side decides" in result.stdout and "BROKEN" in result.stdout

@@ -152,7 +152,7 @@ KEY = "course-results-key-for-tests"
 
 def _shard(folder: Path, results: list[tuple[str, str, float]], key: str | None = KEY) -> None:
     """A shard as grading writes it: result folders and a manifest (signed with ``key``)."""
-    from autograder.grader.manifest import write_manifest
+    from autograder.grader.judging.manifest import write_manifest
     from autograder.grader.result import Result
 
     for student, assignment, score in results:
@@ -208,7 +208,7 @@ def test_with_a_key_only_shards_it_signed_are_merged(tmp_path: Path, monkeypatch
     grading, when a result was added, when it has no manifest or one signed with another key
     (each named), while the honest signed shards merge and get a signed manifest of their
     own?"""
-    from autograder.grader.manifest import verify
+    from autograder.grader.judging.manifest import verify
     from autograder.grader.merge import merge
 
     monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
@@ -246,7 +246,7 @@ def test_a_graded_shard_signed_with_the_key_merges(tmp_path: Path, monkeypatch) 
     environment, so no kernel inherits it), and does that shard merge with the key?"""
     import os
 
-    from autograder.grader.manifest import verify
+    from autograder.grader.judging.manifest import verify
 
     (tmp_path / "subs" / "ann").mkdir(parents=True)
     shutil.copy(FIXTURES / "submissions" / "correct.ipynb",

@@ -1,5 +1,5 @@
-"""Tests of autograder.grader.reference_run: the trusted run that records the reference answers'
-values, check by check."""
+"""Tests of autograder.grader.judging.reference_run: the trusted run that records the reference
+answers' values, check by check."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from autograder.core.evidence import Entry, decode
-from autograder.grader import reference_run
-from autograder.grader.reference_run import (
+from autograder.grader.judging import reference_run
+from autograder.grader.judging.reference_run import (
     code_digest,
     fingerprint,
     grader_digest,
@@ -208,11 +208,12 @@ def test_code_digest_covers_the_package_but_not_its_tests(tmp_path: Path) -> Non
 
 
 def _in_process(calls: list[list[str]]) -> Any:
-    """A stand-in for subprocess.run that runs ``python -m autograder.grader.reference_run SRC OUT``
-    in this process (and notes each call)."""
+    """A stand-in for subprocess.run that runs
+    ``python -m autograder.grader.judging.reference_run SRC OUT`` in this process (and notes each
+    call)."""
     def run(argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
         calls.append(argv)
-        assert argv[1:3] == ["-m", "autograder.grader.reference_run"]
+        assert argv[1:3] == ["-m", "autograder.grader.judging.reference_run"]
         Path(argv[4]).write_text(json.dumps(record(Path(argv[3]))))
         return subprocess.CompletedProcess(argv, 0, "", "")
     return run

@@ -50,7 +50,7 @@ def _term(tmp_path: Path, earlier: dict[str, tuple[float, float]], monkeypatch,
           *extra: str) -> Path:
     """The term's results: two signed shards of synthetic results merged with an overrides
     file and both exports (and the folder's own gradebook, or the one ``extra`` names)."""
-    from autograder.grader.manifest import write_manifest
+    from autograder.grader.judging.manifest import write_manifest
 
     monkeypatch.setenv("LEARN_JAX_RESULTS_KEY", KEY)
     students = sorted(earlier)
@@ -166,7 +166,7 @@ def test_regrade_one_student_keeps_every_other_row_override_and_cell(
     cell stay as they were, the change show in the terminal (per question too) and in
     changes.csv, and the folder's manifest verify with the key, so that a later merge takes
     it?"""
-    from autograder.grader.manifest import verify
+    from autograder.grader.judging.manifest import verify
     from autograder.grader.merge import merge
 
     earlier = {"ann": (2, 3), "bob": (0, 0), "cy": (0, 0), "dee": (2, 3)}

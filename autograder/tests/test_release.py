@@ -20,8 +20,8 @@ from autograder.core.released import (
     render_values,
     written_reference,
 )
+from autograder.grader.judging.reference_run import trusted_records
 from autograder.grader.preprocessors import read_marker
-from autograder.grader.reference_run import trusted_records
 from autograder.grader.release import (
     COURSE_FOLDERS,
     ROOT,

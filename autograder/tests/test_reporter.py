@@ -20,7 +20,7 @@ import pytest
 
 from autograder.core.decide import decide
 from autograder.core.evidence import MIME, Entry, decode, encode, pack
-from autograder.grader.verdict import record_of, reference_failure
+from autograder.grader.judging.verdict import record_of, reference_failure
 from autograder.kernel import reporter as judge
 from autograder.kernel.checks import check_array, check_scalar, check_tree, check_value
 from autograder.kernel.jax_checks import check_jitted

@@ -1,4 +1,4 @@
-"""Tests of autograder.grader.screen: the static screen of answer cells."""
+"""Tests of autograder.grader.judging.screen: the static screen of answer cells."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import nbformat
 import pytest
 
 from autograder.core.notebook import is_answer, is_test, nbgrader_meta
+from autograder.grader.judging.screen import Judged, judged_names, message, own_names, screen
 from autograder.grader.release import ROOT
-from autograder.grader.screen import Judged, judged_names, message, own_names, screen
 
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
 

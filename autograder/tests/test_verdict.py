@@ -1,4 +1,5 @@
-"""Tests of autograder.grader.verdict: checks decided from data, with the notebook's own messages.
+"""Tests of autograder.grader.judging.verdict: checks decided from data, with the notebook's own
+messages.
 
 A record (the reference answer's entry) says what a check expects and how to judge it; the
 evidence (the student's entry) contributes only its value. Each attack below pairs with the
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from autograder.core.evidence import Entry, encode, encode_tree
-from autograder.grader.verdict import (
+from autograder.grader.judging.verdict import (
     CellVerdict,
     decide,
     judge_cell,

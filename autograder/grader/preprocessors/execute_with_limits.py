@@ -43,7 +43,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, Unicode, default
 
 from autograder.core.evidence import MIME as EVIDENCE
-from autograder.grader.proof import MIME
+from autograder.grader.judging.proof import MIME
 
 NOTEBOOK_TIMEOUT_NAME = "NotebookTimeoutError"
 KERNEL_DIED_NAME = "KernelDiedError"

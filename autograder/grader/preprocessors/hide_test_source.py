@@ -2,8 +2,8 @@
 
 Feedback is rendered from the autograded notebook, whose test cells hold the hidden tests and
 whose tracebacks quote their lines. This removes the hidden region (and the per-run proof
-line and output, see :mod:`autograder.grader.proof`) from each test cell and shortens error outputs
-of test cells to their exception line and notes.
+line and output, see :mod:`autograder.grader.judging.proof`) from each test cell and shortens
+error outputs of test cells to their exception line and notes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from autograder.grader.proof import strip_proofs
+from autograder.grader.judging.proof import strip_proofs
 
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
                      re.S | re.M)

@@ -11,7 +11,7 @@ A test cell says its chapter in four ways, tried in order:
 1. a released exercise's test cell loads its expected values with
    ``expected_values("05_jit", ...)``: its first argument is the exercise;
 2. a graded test cell names its own id in its proof line (``q1_clip_by_norm_tests``,
-   :mod:`autograder.grader.proof`), an id that one released values file holds;
+   :mod:`autograder.grader.judging.proof`), an id that one released values file holds;
 3. the cell's code name holds an exercise's name (the course's test harness names its cells
    ``<05_jit tests ...>``; a file named after the exercise does too);
 3. the notebook's path, where Jupyter tells the kernel (``__session__``, ``JPY_SESSION_NAME``).

@@ -1,10 +1,13 @@
 """Per-run proofs that a test cell really ran to its end.
 
-Before grading, each test cell gets a fresh random token and a last line that publishes it
-as an output of its own MIME type. Only a test cell that ran to its end without an
-exception publishes its token; the grader, outside the kernel, counts a question as passed
-only when nbgrader gave it points *and* the cell's output holds its own token. The kernel
-never sees a token before the test cell runs, so printing a made-up proof does not help.
+Before grading, each test cell gets a fresh random token (:func:`new_tokens`) and, where
+nbgrader's autograde builds the cell from the gradebook's source, a last line that publishes
+the token as an output of its own MIME type (:func:`with_proof`, added by
+:class:`~autograder.grader.preprocessors.prove_test_cells.ProveTestCells`). Only a test cell
+that ran to its end without an exception publishes its token; the grader, outside the kernel,
+counts a question as passed only when nbgrader gave it points *and* the cell's output holds its
+own token. The kernel never sees a token before the test cell runs, so printing a made-up
+proof does not help.
 """
 
 from __future__ import annotations
@@ -25,15 +28,11 @@ _LINE = ("\n# learn-jax proof\n__import__('IPython.display').display.display("
          "{{{mime!r}: {payload!r}}}, raw=True)\n")
 
 
-def add_proofs(nb: Any) -> dict[str, str]:
-    """Append a proof line to every test cell of ``nb``; return test id -> token."""
-    tokens: dict[str, str] = {}
-    for cell in nb.cells:
-        if is_test(cell):
-            gid = nbgrader_meta(cell)["grade_id"]
-            tokens[gid] = secrets.token_hex(16)
-            cell.source = with_proof(cell.source, gid, tokens[gid])
-    return tokens
+def new_tokens(nb: Any) -> dict[str, str]:
+    """A fresh random token for every test cell of ``nb`` (test id -> token); ``nb`` is not
+    changed: the proof lines are added where the cells are built for the run."""
+    return {nbgrader_meta(cell)["grade_id"]: secrets.token_hex(16)
+            for cell in nb.cells if is_test(cell)}
 
 
 def with_proof(source: str, test_id: str, token: str) -> str:

@@ -12,8 +12,8 @@ Grading runs it on the runtime that grades the submission
 JAX, the newest), whose command enters that runtime's system root; one trusted run per
 assignment and runtime, kept under a name and fingerprint that include the runtime.
 
-Usage: ``python -m autograder.grader.reference_run solutions/05_jit.ipynb OUT.json`` (a fresh
-process, so a chapter that simulates eight CPU devices sets XLA's flags before JAX starts).
+Usage: ``python -m autograder.grader.judging.reference_run solutions/05_jit.ipynb OUT.json``
+(a fresh process, so a chapter that simulates eight CPU devices sets XLA's flags before JAX starts).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def _record_cell(stem: str, i: int, cell: Any, ns: dict, tests: dict[str, list[d
     """Run code cell ``i`` of the source notebook ``stem`` in ``ns``; a test cell's entries
     go to ``tests``, failures to ``errors``."""
     from autograder.core.notebook import code_of, is_answer, is_test, nbgrader_meta
-    from autograder.grader.verdict import reference_failure
+    from autograder.grader.judging.verdict import reference_failure
     from autograder.kernel.hints import first_line
     from autograder.kernel.reporter import collecting
 
@@ -178,7 +178,7 @@ def _record_cell(stem: str, i: int, cell: Any, ns: dict, tests: dict[str, list[d
 
 def records_in(report: dict[str, Any]) -> dict[str, list[Entry]]:
     """Test id -> the trusted records of a :func:`record` report."""
-    from autograder.grader.verdict import record_of
+    from autograder.grader.judging.verdict import record_of
 
     return {gid: [record_of(Entry.from_json(e)) for e in entries]
             for gid, entries in report["tests"].items()}
@@ -286,8 +286,8 @@ def _run_reference_in(path: Path, python: str, package_root: str,
     if private:
         env.update(writer_env(private))
     try:
-        proc = subprocess.run([python, "-m", "autograder.grader.reference_run", str(path.resolve()),
-                               str(out)],
+        proc = subprocess.run([python, "-m", "autograder.grader.judging.reference_run",
+                               str(path.resolve()), str(out)],
                               capture_output=True, text=True, cwd=path.parent, env=env,
                               timeout=RUN_TIMEOUT)
         if proc.returncode != 0 or not out.stat().st_size:
