@@ -381,12 +381,32 @@ def _main_arg_attributes(lowered: Any) -> list[set[str]] | None:
     return None
 
 
+def _dynamic_positions(args: tuple, info_args: tuple) -> list[int | None] | None:
+    """For each positional argument, its index among the traced ones (``Lowered.args_info``
+    leaves out static arguments), or None for a static one: matched in order by tree
+    structure (a static argument is hashable, so never a tree holding arrays). None when the
+    two cannot be matched."""
+    import jax
+
+    found: list[int | None] = []
+    j = 0
+    for arg in args:
+        if j < len(info_args) and jax.tree.structure(arg) == jax.tree.structure(
+                info_args[j], is_leaf=lambda node: type(node).__name__ == "ArgInfo"):
+            found.append(j)
+            j += 1
+        else:
+            found.append(None)
+    return found if j == len(info_args) else None
+
+
 def donated_leaves(fn: Callable, *args: Any, **kwargs: Any) -> list[list[bool]] | None:
     """For each positional argument, whether the program ``fn`` compiles to for these
-    arguments donates each of its arrays (leaf by leaf, as ``jax.tree.leaves`` orders them):
-    read from the lowered module's input/output aliasing (:data:`DONATING`), never from the
-    arrays afterwards. None when ``fn`` is not jitted (no program of its own donates) or the
-    module's arguments cannot be matched with the arrays (then nothing is taken as donated).
+    arguments donates each of its arrays (leaf by leaf, as ``jax.tree.leaves`` orders them; a
+    static argument reads ``[False]``): read from the lowered module's input/output aliasing
+    (:data:`DONATING`), never from the arrays afterwards. None when ``fn`` is not jitted (no
+    program of its own donates) or the module's arguments cannot be matched with the arrays
+    (then nothing is taken as donated).
     """
     import jax
 
@@ -394,12 +414,10 @@ def donated_leaves(fn: Callable, *args: Any, **kwargs: Any) -> list[list[bool]] 
         return None
     lowered = traced_program(fn, *args, **kwargs).lower()
     info_args, _ = lowered.args_info
-    per_arg = [len(jax.tree.leaves(a)) for a in info_args]
-    if len(info_args) != len(args):  # static positional arguments: not read here
-        return None
+    positions = _dynamic_positions(args, info_args)
     attributes = _main_arg_attributes(lowered)
     total = len(jax.tree.leaves(lowered.args_info))
-    if attributes is None:
+    if positions is None or attributes is None:
         return None
     if len(attributes) != total:  # arguments the program does not use were left out
         kept = getattr(getattr(lowered, "_lowering", None), "compile_args", {}).get(
@@ -411,8 +429,15 @@ def donated_leaves(fn: Callable, *args: Any, **kwargs: Any) -> list[list[bool]] 
             flat[index] = attrs
         attributes = flat
     donated = [bool(attrs & set(DONATING)) for attrs in attributes]
-    result, start = [], 0
-    for count in per_arg:
-        result.append(donated[start:start + count])
-        start += count
+    starts, start = [], 0
+    for info in info_args:
+        starts.append(start)
+        start += len(jax.tree.leaves(info))
+    result = []
+    for position in positions:
+        if position is None:
+            result.append([False])
+            continue
+        count = len(jax.tree.leaves(info_args[position]))
+        result.append(donated[starts[position]:starts[position] + count])
     return result

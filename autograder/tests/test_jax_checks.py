@@ -540,7 +540,8 @@ def test_donation_is_read_from_the_program_not_from_deleted_arrays() -> None:
     """Is a jitted update without donation whose own output class deletes its caller's
     params after every call (found among ``jax.live_arrays()``, so ``is_deleted()`` holds)
     refused as not donating, as are one that donates grads instead and a plain function;
-    while real donation (``donate_argnums=0`` and ``donate_argnames``) passes?"""
+    while real donation (``donate_argnums=0``, ``donate_argnames``, and beside a static
+    argument, which the lowered program leaves out) passes?"""
     from autograder.kernel.jax_checks import check_donated, donation_of
 
     class Updated(tuple):  # (new params, old params)
@@ -588,5 +589,6 @@ def test_donation_is_read_from_the_program_not_from_deleted_arrays() -> None:
         call(jax.jit(update, donate_argnums=1), fresh(20.0))
     with pytest.raises(AssertionError, match="not a jitted function"):
         call(update, fresh(30.0))
-    for honest in (jax.jit(update, donate_argnums=0), jax.jit(update, donate_argnames="params")):
+    for honest in (jax.jit(update, donate_argnums=0), jax.jit(update, donate_argnames="params"),
+                   jax.jit(update, donate_argnums=0, static_argnums=2)):  # lr static: read too
         call(honest, fresh(40.0))
