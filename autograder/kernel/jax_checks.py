@@ -7,7 +7,9 @@ work. What a program uses (``shard_map``, collectives, ``scan``: :func:`program_
 precisely it multiplies (:func:`check_precision`) are read from its primitives, nested jaxprs
 included; a function of the notebook merely named like one is none of them. Outputs must be
 arrays in plain containers (:func:`output_problem`), and "vectorised" also holds for the answer
-called with arrays, not only for the program it traces to. Purity (:func:`check_pure`) is
+called with arrays, not only for the program it traces to. Donation (:func:`donation_of`,
+:func:`check_donated`) is read from the compiled program's aliasing, the deleted arrays
+after the call only a second opinion. Purity (:func:`check_pure`) is
 decided from what a call does: the globals and the containers reachable from the function
 compared around its calls, tracers left behind, its arguments left untouched.
 """
@@ -550,8 +552,15 @@ def check_precision(fn: Callable, *args: Any, name: str = "the function",
 
 def restore_default_config() -> list[str]:
     """Put the JAX settings in :data:`DEFAULT_CONFIG` back to their defaults; return the names
-    of those that an earlier cell had changed (settings this JAX lacks are skipped)."""
+    of those that an earlier cell had changed (settings this JAX lacks are skipped).
+
+    Called as a test cell's checks begin (``feedback()``); what every setting is then is the
+    cell's baseline (:func:`autograder.kernel.config_watch.mark_baseline`): a timing test of
+    the cell verifies it before each timed call, so a setting the answer changes later (in
+    its builder, say) cannot slow the reference."""
     import jax
+
+    from autograder.kernel.config_watch import mark_baseline
 
     changed = []
     for name, default in DEFAULT_CONFIG.items():
@@ -562,4 +571,79 @@ def restore_default_config() -> list[str]:
         if current != default:
             jax.config.update(name, default)
             changed.append(name)
+    mark_baseline()
     return changed
+
+
+@dataclass
+class Donation:
+    """What :func:`donation_of` read before a call: the arrays of the positional arguments
+    to be donated, and whether the compiled program donates each (None: no program does)."""
+
+    name: str
+    names: dict[int, str]
+    arrays: dict[int, list[Any]]
+    program: list[list[bool]] | None
+    problem: str | None = None
+
+
+def donation_of(fn: Callable, *args: Any, donate: dict[int, str], name: str = "the function",
+                **kwargs: Any) -> Donation:
+    """Read, before ``fn(*args, **kwargs)`` is called, whether the program it compiles to
+    donates the positional arguments ``donate`` (position -> how a message names it), from
+    the lowered module's input/output aliasing (:func:`donated_leaves`); keep their arrays for
+    :func:`check_donated` to look at after the call. Tracing runs under the configuration
+    watch, as every check's call does."""
+    import jax
+
+    from autograder.kernel.programs import donated_leaves
+
+    arrays = {i: jax.tree.leaves(args[i]) for i in donate}
+    config = config_snapshot()
+    try:
+        program = donated_leaves(fn, *args, **kwargs)
+        problem = None
+    except Exception as exc:  # noqa: BLE001 - the answer's tracing failed: the call says why
+        program, problem = None, f"{name} could not be traced ({type(exc).__name__})"
+    changed = restore_config(config)
+    if changed:
+        problem = config_message(name, changed)
+    return Donation(name, dict(donate), arrays, program, problem)
+
+
+def check_donated(donation: Donation, fix: str) -> None:
+    """After the call :func:`donation_of` looked at: assert that its compiled program donates
+    every array of the arguments named there, and, as a second opinion, that the runtime
+    freed each of them (``is_deleted()``). An array deleted some other way (an answer that
+    finds its inputs and ``.delete()``s them) is no donation: the program is what is read.
+    ``fix`` says how to donate (``jax.jit(update, donate_argnums=0)``).
+
+    Observes ``"<name> donates <names joined by 'and'>"``.
+    """
+    from autograder.kernel.reporter import observe
+
+    names = " and ".join(donation.names.values())
+    check = f"{donation.name} donates {names}"
+    if donation.problem:
+        observe(check, donation.problem)
+        return
+    if donation.program is None:
+        observe(check, f"{donation.name} is not a jitted function, so no compiled program "
+                f"donates {names}: donate them ({fix}), so that XLA writes the new values "
+                "into their buffers.")
+        return
+    undonated = [donation.names[i] for i in donation.names
+                 if not all(donation.program[i])]
+    if undonated:
+        observe(check, f"{donation.name}'s compiled program does not donate "
+                f"{' and '.join(undonated)}: donation is read from the program XLA compiles "
+                f"(its input/output aliasing), and arrays deleted some other way are no "
+                f"donation; donate them ({fix}), so that XLA writes the new values into their "
+                "buffers.")
+        return
+    kept = [donation.names[i] for i, leaves in donation.arrays.items()
+            if not all(leaf.is_deleted() for leaf in leaves)]
+    observe(check, None if not kept else (
+        f"after {donation.name}, the {' and '.join(kept)} passed in still hold their memory, "
+        f"although its program donates them: donate them ({fix}) and pass arrays JAX can "
+        "reuse (device arrays of the same shape and dtype as the results)."))

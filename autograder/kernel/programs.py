@@ -5,7 +5,8 @@ into the program it traces to for callbacks into Python (:func:`host_callbacks`)
 questions are read from the primitives of its equations, never from the program's text
 (:func:`primitive_names`, :func:`contractions` and :func:`precision_shortfall`), and its
 outputs from the traced output tree, before any call (:func:`output_problem`: arrays in plain
-containers, no class whose unflatten code is the notebook's). Used by
+containers, no class whose unflatten code is the notebook's). Donation is read from the
+lowered module's input/output aliasing (:func:`donated_leaves`). Used by
 :mod:`autograder.kernel.jax_checks` and by the timing tests (:mod:`autograder.kernel.timing`).
 """
 
@@ -100,25 +101,70 @@ def equations(jaxpr: Any) -> Iterator[Any]:
             stack.extend(getattr(sub, "jaxpr", sub) for sub in jaxprs_in_params(eqn.params))
 
 
+def _notebook_function(func: Any, depth: int = 3) -> Any:
+    """The Python function a callback runs: ``func`` itself, or the one JAX's wrapper of it
+    (``jax.debug.callback``'s ``_flat_callback``) holds in its closure."""
+    inner = getattr(func, "callback_func", func)
+    cells = getattr(inner, "__closure__", None) or ()
+    if depth and str(getattr(inner, "__module__", "")).startswith("jax"):
+        for cell in cells:
+            try:
+                held = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if callable(held) and not isinstance(held, type):
+                found = _notebook_function(held, depth - 1)
+                if not str(getattr(found, "__module__", "")).startswith("jax"):
+                    return found
+    return inner
+
+
 def _callback_of(eqn: Any) -> str:
     """``jax.pure_callback of `name``` for a callback equation (the Python function's name
     when JAX keeps it)."""
-    func = getattr(eqn.params.get("callback"), "callback_func", eqn.params.get("callback"))
+    func = _notebook_function(eqn.params.get("callback"))
     label = getattr(func, "__name__", None)
     where = f" of `{label}`" if isinstance(label, str) else ""
     return f"{eqn.primitive.name}{where}"
 
 
-def callbacks_in(jaxpr: Any) -> list[str]:
-    """The host callbacks in ``jaxpr`` (nested jaxprs included) that return values:
-    ``pure_callback``, ``io_callback`` (and any other ``*callback`` primitive with outputs).
+# Types a jax.debug.print may format without running code of the notebook.
+_PLAIN_STATIC = (str, int, float, bool, complex, type(None))
 
-    A callback that returns nothing (``jax.debug.callback``, ``jax.debug.print``) cannot
-    supply any part of a result, so it is not counted: the result still comes from the
-    compiled program, and the time it takes counts against the answer.
+
+def _own_printing(eqn: Any) -> bool:
+    """Whether a ``debug_print`` equation (``jax.debug.print``) formats with code of the
+    notebook: a format that is not a plain ``str``, a NumPy formatter, or static arguments
+    other than plain numbers and strings (their ``__format__`` runs on every call)."""
+    import jax
+
+    params = eqn.params
+    options = dict(params.get("np_printoptions") or ())
+    static = params.get("static_args") or ()
+    return (type(params.get("fmt", "")) is not str or options.get("formatter") is not None
+            or not all(type(arg) in _PLAIN_STATIC for arg in jax.tree.leaves(static)))
+
+
+def callbacks_in(jaxpr: Any) -> list[str]:
+    """The host callbacks in ``jaxpr`` (nested jaxprs included): every ``*callback``
+    primitive (``pure_callback``, ``io_callback``, ``jax.debug.callback``), with a result or
+    without one, and a ``jax.debug.print`` that formats with code of the notebook.
+
+    A callback runs Python code on every call, outside the compiled program. One that returns
+    a result is eager work passed off as compiled; one that returns nothing still runs the
+    notebook's Python while the test measures (it can queue work onto whatever is timed next,
+    delete arrays so that "donated" seems to hold, change JAX's settings), and it takes JAX's
+    slow call path. ``jax.debug.print`` with a plain format runs only JAX's own printing code,
+    and stays allowed for logging.
     """
-    return [_callback_of(eqn) for eqn in equations(jaxpr)
-            if "callback" in eqn.primitive.name and eqn.outvars]
+    found = []
+    for eqn in equations(jaxpr):
+        name = eqn.primitive.name
+        if "callback" in name:
+            found.append(_callback_of(eqn))
+        elif name == "debug_print" and _own_printing(eqn):
+            found.append("debug_print formatting with code of its own")
+    return found
 
 
 def host_callbacks(fn: Callable, *args: Any, **kwargs: Any) -> list[str]:
@@ -138,9 +184,11 @@ def callback_message(name: str, found: list[str]) -> str | None:
         return None
     shown = ", ".join(sorted(set(found))[:3])
     return (f"{name} calls back into Python from its compiled program ({shown}): a host "
-            "callback runs Python code on every call, outside the compiled program, so it is "
-            "eager work, not compiled work. Write the computation with jax.numpy operations "
-            "(and jax.vmap for a batch).")
+            "callback runs Python code on every call, outside the compiled program (one that "
+            "returns nothing too: it runs Python while the test measures), so it is eager "
+            "work, not compiled work. Write the computation with jax.numpy operations (and "
+            "jax.vmap for a batch), and take the callback out of the function the test "
+            "checks; to log values, use jax.debug.print.")
 
 
 def primitive_names(jaxpr: Any) -> frozenset[str]:
@@ -312,3 +360,84 @@ def output_problem(fn: Callable, *args: Any, name: str = "the function",
     except Exception:  # noqa: BLE001 - untraceable: the checks that call it say so
         return None
     return output_message(name, custom_outputs(tree))
+
+
+# Attributes of the lowered module's arguments that donate them: aliased to an output, or
+# given to XLA to reuse (a donated argument with no output of its shape).
+DONATING = ("tf.aliasing_output", "jax.buffer_donor")
+
+
+def _main_arg_attributes(lowered: Any) -> list[set[str]] | None:
+    """The attribute names of each argument of the lowered module's ``main`` function, in
+    order; None when the module has no such function."""
+    module = lowered.compiler_ir("stablehlo")
+    for op in module.body.operations:
+        attributes = op.attributes
+        if "sym_name" not in attributes or str(attributes["sym_name"]).strip('"') != "main":
+            continue
+        if "arg_attrs" not in attributes:
+            return [set() for _ in op.regions[0].blocks[0].arguments]
+        return [{named.name for named in entry} for entry in attributes["arg_attrs"]]
+    return None
+
+
+def _dynamic_positions(args: tuple, info_args: tuple) -> list[int | None] | None:
+    """For each positional argument, its index among the traced ones (``Lowered.args_info``
+    leaves out static arguments), or None for a static one: matched in order by tree
+    structure (a static argument is hashable, so never a tree holding arrays). None when the
+    two cannot be matched."""
+    import jax
+
+    found: list[int | None] = []
+    j = 0
+    for arg in args:
+        if j < len(info_args) and jax.tree.structure(arg) == jax.tree.structure(
+                info_args[j], is_leaf=lambda node: type(node).__name__ == "ArgInfo"):
+            found.append(j)
+            j += 1
+        else:
+            found.append(None)
+    return found if j == len(info_args) else None
+
+
+def donated_leaves(fn: Callable, *args: Any, **kwargs: Any) -> list[list[bool]] | None:
+    """For each positional argument, whether the program ``fn`` compiles to for these
+    arguments donates each of its arrays (leaf by leaf, as ``jax.tree.leaves`` orders them; a
+    static argument reads ``[False]``): read from the lowered module's input/output aliasing
+    (:data:`DONATING`), never from the arrays afterwards. None when ``fn`` is not jitted (no
+    program of its own donates) or the module's arguments cannot be matched with the arrays
+    (then nothing is taken as donated).
+    """
+    import jax
+
+    if not is_jitted(fn):
+        return None
+    lowered = traced_program(fn, *args, **kwargs).lower()
+    info_args, _ = lowered.args_info
+    positions = _dynamic_positions(args, info_args)
+    attributes = _main_arg_attributes(lowered)
+    total = len(jax.tree.leaves(lowered.args_info))
+    if positions is None or attributes is None:
+        return None
+    if len(attributes) != total:  # arguments the program does not use were left out
+        kept = getattr(getattr(lowered, "_lowering", None), "compile_args", {}).get(
+            "kept_var_idx")
+        if kept is None or len(kept) != len(attributes):
+            return None
+        flat = [set() for _ in range(total)]
+        for index, attrs in zip(sorted(kept), attributes, strict=True):
+            flat[index] = attrs
+        attributes = flat
+    donated = [bool(attrs & set(DONATING)) for attrs in attributes]
+    starts, start = [], 0
+    for info in info_args:
+        starts.append(start)
+        start += len(jax.tree.leaves(info))
+    result = []
+    for position in positions:
+        if position is None:
+            result.append([False])
+            continue
+        count = len(jax.tree.leaves(info_args[position]))
+        result.append(donated[starts[position]:starts[position] + count])
+    return result

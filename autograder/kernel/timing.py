@@ -16,7 +16,10 @@ than wall time: other processes on a busy machine then cannot swing the ratio, w
 JAX does on its own threads (and Python's per-op dispatch) still counts. On GPU and TPU the
 work happens off the CPU, so wall time is used there. A timing test times the answer on fresh
 random inputs it cannot foresee, compares its timed outputs with the reference's on the same
-inputs, and looks into the answer's traced program for callbacks into Python.
+inputs, and looks into the answer's traced program for callbacks into Python. The reference is
+measured first in each round, under conditions the answer cannot touch: the work outstanding
+on every device drained (:func:`drain`) and JAX's settings verified before each of its timed
+calls, against the snapshot taken when the test cell's checks began.
 """
 
 from __future__ import annotations
@@ -245,6 +248,26 @@ def _on_device(leaf: Any) -> Any:
     return leaf
 
 
+_TINY: dict[Any, Callable] = {}  # device -> a jitted function of a scalar placed on it
+
+
+def drain() -> None:
+    """Wait for all outstanding work of every device: callbacks' effects, then a tiny
+    computation on each device, which runs after everything queued on it before (on CPU, GPU
+    and TPU alike a device runs what it was given in order). Work an earlier call queued
+    without waiting for it (an answer that dispatches heavy work and returns) so finishes
+    here, untimed, instead of on whatever clock starts next."""
+    import jax
+    import numpy as np
+
+    jax.effects_barrier()
+    for device in jax.local_devices():
+        tiny = _TINY.get(device)
+        if tiny is None:
+            tiny = _TINY[device] = jax.jit(lambda x: x + 1)
+        tiny(jax.device_put(np.float32(0), device)).block_until_ready()
+
+
 def _undo_config(before: dict[str, Any], who: str) -> None:
     """Undo changes to JAX's settings since ``before`` and note them under ``who``."""
     from autograder.kernel.config_watch import restore_config
@@ -257,17 +280,22 @@ def _undo_config(before: dict[str, Any], who: str) -> None:
 def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WALL,
          fresh: FreshInputs | None = None, who: str = "",
          given: dict[int, tuple[tuple, dict]] | None = None,
-         kept: dict[int, Any] | None = None) -> float:
+         kept: dict[int, Any] | None = None, guard: bool = False) -> float:
     """Seconds per call of ``fn``, over ``number`` calls (fresh inputs, untimed, if given).
 
     With fresh inputs, the calls numbered in ``given`` use the inputs it holds instead of new
     ones, and their outputs are put in ``kept`` (the timing test compares them with the
     reference's). JAX's configuration is compared before and after (and, with fresh inputs,
     its settings that change what is measured after every call), outside the timed part: a
-    change is undone and noted in :data:`_last_config_changes` under ``who``."""
+    change is undone and noted in :data:`_last_config_changes` under ``who``. Outstanding
+    work of every device is drained (:func:`drain`) before the first clock starts; with
+    ``guard`` (the reference of a timing test), before every call, and every JAX setting is
+    verified unchanged before every call too: nothing the function timed before it left
+    behind lands on its clock."""
     from autograder.kernel.config_watch import DEFAULT_CONFIG, config_snapshot
 
     config = config_snapshot()
+    drain()
     if fresh is None:
         start = clock()
         for _ in range(number):
@@ -284,6 +312,10 @@ def _run(fn: Callable, args: tuple, kwargs: dict, number: int, clock: Clock = WA
             call_args, call_kwargs = given[i]
         else:
             call_args, call_kwargs = fresh.next()
+        if guard and i:
+            drain()
+            if config_snapshot() != config:
+                _undo_config(config, who)
         start = clock()
         out = block(fn(*call_args, **call_kwargs))
         total += clock() - start
@@ -340,9 +372,10 @@ def compare(
             ``fresh``.
         pair: ``(answer, reference)``, two names of ``fns``, with fresh inputs: in every
             round the reference's first calls (up to :data:`CHECKED_PER_ROUND`) get the same
-            inputs as as many of the answer's calls, at positions drawn at random among them
-            (the answer runs first and cannot tell them from the others); the two outputs of
-            each such input are left in :data:`_last_pairs`.
+            inputs as as many of the answer's calls, at positions drawn at random among them;
+            the two outputs of each such input are left in :data:`_last_pairs`. The
+            reference's calls are guarded (``_run``'s ``guard``: outstanding work drained and
+            JAX's settings verified before each).
 
     Returns:
         name -> :class:`Timing` with per-call seconds for each round.
@@ -375,8 +408,9 @@ def compare(
             given[reference] = dict(enumerate(shared))
         kept: dict[str, dict[int, Any]] = {name: {} for name in fns}
         for name, fn in fns.items():
-            timings[name].seconds.append(_run(fn, args, kwargs, loops[name], clock, source,
-                                              name, given[name], kept[name]))
+            timings[name].seconds.append(_run(
+                fn, args, kwargs, loops[name], clock, source, name, given[name], kept[name],
+                guard=pair is not None and name == pair[1]))
         if positions:
             answer, reference = pair  # type: ignore[misc]
             _last_pairs.extend((kept[answer][p], kept[reference][j])
@@ -422,11 +456,13 @@ def speedup(
     """Median over interleaved rounds of ``slow_time / fast_time`` on the same inputs.
 
     Compilation and warm-up are excluded; each round measures both functions back to back,
-    so load on the machine affects both sides of each ratio alike. With fresh inputs
-    (``fresh=True`` or ``inputs=``, see :func:`compare`), the outputs of calls the two shared
-    inputs with are left in :data:`_last_pairs`.
+    so load on the machine affects both sides of each ratio alike, ``slow`` (the reference)
+    first: warmed up, calibrated and measured in each round before ``fast``, with the work
+    ``fast`` left queued drained and JAX's settings verified before each of its calls (see
+    :func:`compare`'s ``pair``). With fresh inputs (``fresh=True`` or ``inputs=``), the
+    outputs of calls the two shared inputs with are left in :data:`_last_pairs`.
     """
-    timings = compare({names[0]: fast, names[1]: slow}, *args, rounds=rounds, warmup=warmup,
+    timings = compare({names[1]: slow, names[0]: fast}, *args, rounds=rounds, warmup=warmup,
                       target=target, clock=clock, pair=names, **kwargs)
     fast_t, slow_t = timings[names[0]], timings[names[1]]
     ratios = [s / f for s, f in zip(slow_t.seconds, fast_t.seconds, strict=True)]
@@ -481,8 +517,9 @@ def check_speedup(
 
     Three results are reported, in this order: that ``fast`` traces to a program with no host
     callback (:func:`autograder.kernel.jax_checks.host_callbacks`: a jitted
-    ``jax.pure_callback`` into eager code is eager work), that its timed outputs matched the
-    reference's, and the speedup (the grader applies the bar to it). An answer whose outputs
+    ``jax.pure_callback`` into eager code is eager work, and a ``jax.debug.callback`` runs the
+    notebook's Python on every call), that its timed outputs matched the reference's, and the
+    speedup (the grader applies the bar to it). An answer whose outputs
     are not arrays in plain containers (an object of a pytree class of its own, whose
     unflatten code JAX runs in Python after every call: :func:`autograder.kernel.programs.
     output_problem`, read from its traced program) is refused before it is called: all three
@@ -497,12 +534,19 @@ def check_speedup(
     required margin, and keep a slow answer's test (which runs the slow code on both sides)
     to about half a second.
 
+    The reference cannot be moved by the answer: it is measured first in every round, with
+    the work the answer left queued drained and JAX's settings verified before each of its
+    timed calls (:func:`speedup`); a setting changed since the test cell's checks began
+    (:func:`autograder.kernel.config_watch.baseline_changes`: by the answer's builder, say)
+    is put back before anything is timed and fails the test, named, as a change made during a
+    call does.
+
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``;
             naming the callback, or the wrong output, for those failures.
     """
     from autograder.core.evidence import Entry
-    from autograder.kernel.config_watch import config_snapshot, restore_config
+    from autograder.kernel.config_watch import baseline_changes, config_snapshot, restore_config
     from autograder.kernel.programs import callback_message, host_callbacks, output_problem
     from autograder.kernel.reporter import observe, recording, submit
 
@@ -517,9 +561,15 @@ def check_speedup(
         return Speedup(float("nan"), [], Timing(what), Timing(reference))
     clock = kwargs.pop("clock", None) or timing_test_clock()
     timed = {"target": kwargs.pop("target")} if "target" in kwargs else {}
+    # A setting changed since the test cell's checks began (by the answer's builder, say)
+    # is put back before anything is timed, and fails the test: the reference runs only under
+    # the configuration the cell started with.
+    moved = baseline_changes()
+    if moved:
+        restore_config({name: before for name, (before, _) in moved.items()})
     config = config_snapshot()  # tracing runs the answer's Python: watched as every call is
     refused = output_problem(fast, *args, name=what, **kwargs)
-    traced_changes = restore_config(config)
+    traced_changes = {**moved, **restore_config(config)}
     if refused:  # read from the traced program: the answer is never called, nor timed
         from autograder.kernel.config_watch import describe_changes
 

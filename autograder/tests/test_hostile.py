@@ -703,6 +703,38 @@ def test_a_thread_burning_cpu_while_the_reference_runs_fails_the_timing_test() -
                                 clock=timing.CPU).ratio > 1.5
 
 
+@pytest.mark.timing
+def test_work_an_answer_queues_without_waiting_does_not_land_on_the_reference() -> None:
+    """Issue 47: does an eager answer that dispatches heavy work after each call and never
+    waits for it (slow on purpose at its calibration call, so that each round calls it once
+    and the reference, timed next, would wait behind that work: it passed at 3.5x before)
+    fail the timing test for being slow, the work being drained before the reference's
+    clock starts, while a jitted twin passes?"""
+    import time
+
+    burn = jax.jit(lambda m: jnp.tanh(m @ m) @ m)
+    big = jnp.ones((500, 500))
+    burn(big).block_until_ready()
+    calls = [0]
+
+    def queues_work(x):  # the eager reference's work, then heavy work left running
+        calls[0] += 1
+        if calls[0] == 2:  # its calibration call: slow, so one call a round
+            end = time.process_time() + 0.02
+            while time.process_time() < end:
+                pass
+        out = _eager_smooth(x)
+        for _ in range(3):
+            burn(big)  # dispatched, never waited for
+        return out
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    with pytest.raises(AssertionError, match="only .*x as fast"):
+        timing.check_speedup(queues_work, _eager_smooth, x, required=1.5, clock=timing.CPU)
+    assert timing.check_speedup(jax.jit(_eager_smooth), _eager_smooth, x, required=1.5,
+                                clock=timing.CPU).ratio > 1.5
+
+
 # ---------------------------------------------------------------- how an answer works is
 # established outside its control: the real jitted type, JAX's own compile count, and JAX's
 # global configuration watched around every call a check or a timing test makes

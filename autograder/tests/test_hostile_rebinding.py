@@ -14,8 +14,11 @@ outside the kernel, is what stops it).
 In the same screened batch, the answers of issue 47 (``PROGRAM_ATTACKS``) pass the screen and
 are stopped by the checks, which judge the program JAX traced rather than the Python around
 it or its text: outputs of a class of the answer's own, vmap only when traced, the product
-as a convolution at the default precision. Each fails its question with a message saying what
-to do (``REFUSED``); their twins in ``TWINS`` keep every point.
+as a convolution at the default precision, a callback with no result (the notebook's Python on
+every call), params deleted by the answer's own output class instead of donated, and a
+setting switched on by the builder after the tests' reset to slow the eager reference. Each
+fails its question with a message saying what to do (``REFUSED``); their twins in ``TWINS``
+keep every point.
 """
 
 from __future__ import annotations
@@ -207,8 +210,83 @@ def precise_gram(x):
     columns = x.T[:, :, None]  # (d, n, 1): d rows of n channels, convolved with themselves
     return jax.lax.conv_general_dilated(columns, columns, (1,), "VALID")[:, :, 0]
 '''
+# 05_jit q5: a jitted smooth whose program calls back into the notebook's Python on every call
+# with no result (jax.debug.callback): nothing it returns comes from Python, yet Python runs
+# while the test measures, where it could queue work, delete arrays or change settings.
+PYTHON_AT_CALL_TIME = '''\
+import numpy as np
+
+_seen = []  # filled on every call, by Python outside the compiled program
+
+
+def _each_call(value):
+    _seen.append(float(np.abs(value).max()))
+
+
+def build_fast_smooth():
+    def fast(x, steps):
+        jax.debug.callback(_each_call, x)
+        return smooth(x, steps)
+
+    return jax.jit(fast, static_argnames="steps")
+'''
+# 11_performance q2: a jitted update with no donation, whose output class of its own (rebuilt
+# in Python after every call, which jax.debug.print's effect keeps on JAX's Python path) finds
+# the caller's params among jax.live_arrays() and deletes them, so is_deleted() holds.
+DELETES_INSTEAD_OF_DONATING = '''\
+import numpy as np
+
+
+class _Updated(tuple):  # (new params, old params): an output class of the answer's own
+    pass
+
+
+def _rebuild(aux, children):
+    new, old = children
+    leaves = jax.tree.leaves(children)
+    if not leaves or not all(isinstance(leaf, jax.Array) for leaf in leaves) or any(
+            isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        return _Updated(children)
+    kept = {id(leaf) for leaf in leaves}
+    olds = [np.asarray(leaf) for leaf in jax.tree.leaves(old)]
+    for live in jax.live_arrays():  # the caller's params: the arrays equal to the old ones
+        if id(live) in kept or live.is_deleted():
+            continue
+        if any(live.shape == o.shape and live.dtype == o.dtype
+               and np.array_equal(np.asarray(live), o) for o in olds):
+            live.delete()
+    return new  # a plain dict: the caller sees the new parameters only
+
+
+jax.tree_util.register_pytree_node(_Updated, lambda u: (tuple(u), None), _rebuild)
+
+
+def build_update():
+    def update(params, grads, lr):  # no donation: the old params' copies ride along
+        jax.debug.print("update")  # an effect: every call takes JAX's Python path
+        new = jax.tree.map(lambda p, g: p - lr * g, params, grads)
+        return _Updated((new, params))
+
+    return jax.jit(update)
+'''
+# 05_jit q5: a compiled smooth that does its work 30 times over (slower than the eager
+# reference), whose builder, run after the tests reset JAX's settings, switches on a debugging
+# check that slows only eager code: the reference timed beside it.
+CONFIG_AFTER_RESET = '''\
+def build_fast_smooth():
+    jax.config.update("jax_debug_key_reuse", True)  # eager code checks every key it sees
+
+    def slow(x, steps):
+        def again(k, total):
+            return total + smooth(x + 0.0 * k, steps)
+
+        return jax.lax.fori_loop(0, 30, again, jnp.zeros_like(x)) / 30
+
+    return jax.jit(slow, static_argnames="steps")
+'''
 # Their honest twins: a pytree class of the answer's own inside a jitted loop (returning an
-# array), a Python branch on a shape with vmap on every path, a convolution at full precision.
+# array), a Python branch on a shape with vmap on every path, a convolution at full precision,
+# donation by name with a jax.debug.print (JAX's own printing, no code of the notebook).
 HONEST_OWN_CLASS = '''\
 class _Signal(tuple):  # (x,): the state the loop carries, a pytree class of the answer's own
     pass
@@ -239,6 +317,14 @@ def predict_batch(params, xs):
         xs = xs[None]
     return jax.vmap(predict, in_axes=(None, 0))(params, xs)
 '''
+HONEST_DONATION = '''\
+def build_update():
+    def update(params, grads, lr):
+        jax.debug.print("update with lr={lr}", lr=lr)
+        return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+
+    return jax.jit(update, donate_argnames="params")
+'''
 HONEST_CONVOLUTION = '''\
 def precise_gram(x):
     columns = x.T[:, :, None]
@@ -256,6 +342,10 @@ PROGRAM_ATTACKS = {
     "switches-under-tracing": ("07_vmap", {"q1_predict_batch": SWITCHES_UNDER_TRACING}),
     "precision-by-convolution": ("11_performance", {"q5_precise_gram":
                                                     PRECISION_BY_CONVOLUTION}),
+    "python-at-call-time": ("05_jit", {"q5_fast_smooth": PYTHON_AT_CALL_TIME}),
+    "deletes-instead-of-donating": ("11_performance", {"q2_donated_update":
+                                                       DELETES_INSTEAD_OF_DONATING}),
+    "config-after-reset": ("05_jit", {"q5_fast_smooth": CONFIG_AFTER_RESET}),
 }
 TWINS = {
     "jit-honest": ("05_jit", {"q1_clip_by_norm": HONEST_HELPER,
@@ -264,7 +354,8 @@ TWINS = {
                               "q5_fast_smooth": HONEST_OWN_CLASS}),
     "pure-honest": ("02_pure_functions", {"q2_update": HONEST_PURE_HELPER}),
     "vmap-honest": ("07_vmap", {"q1_predict_batch": HONEST_SHAPE_BRANCH}),
-    "gram-honest": ("11_performance", {"q5_precise_gram": HONEST_CONVOLUTION}),
+    "gram-honest": ("11_performance", {"q5_precise_gram": HONEST_CONVOLUTION,
+                                       "q2_donated_update": HONEST_DONATION}),
 }
 # what the screen's message must name, per attack
 NAMED = {"jit-stand-in": "global check_jitted", "sys-through-warnings": "getattr(..., 'sys')",
@@ -272,7 +363,12 @@ NAMED = {"jit-stand-in": "global check_jitted", "sys-through-warnings": "getattr
 # what the failed question's message must say, per attack judged by its program
 REFUSED = {"own-output-class": "return arrays, not an object of your own class",
            "switches-under-tracing": "use `jax.vmap` on every path",
-           "precision-by-convolution": "conv_general_dilated at precision = [DEFAULT, DEFAULT]"}
+           "precision-by-convolution": "conv_general_dilated at precision = [DEFAULT, DEFAULT]",
+           "python-at-call-time": "calls back into Python from its compiled program "
+                                  "(debug_callback of `_each_call`)",
+           "deletes-instead-of-donating": "compiled program does not donate params",
+           "config-after-reset": "changed JAX's global configuration while it was timed "
+                                 "(jax_debug_key_reuse False -> True)"}
 
 
 def _write(root: Path, cases: dict[str, tuple[str, dict[str, str]]]) -> None:

@@ -11,12 +11,14 @@ fails when a case is added to the corpus without one, or a class has no attack c
 
 The expected results are those the corpus asserts on the grader's own runtime: the score and
 status its dicts give each case (and, for the attacks past the screen, no more than the twin,
-which keeps its own score). A selection, not the whole corpus: the corpus is about 80
-submissions, two batches of them real exercises; the selection is 35 submissions (22 of the
-tiny course with two jobs, 5 graded with the screen off, 8 of 02_pure_functions, 05_jit,
-07_vmap and 11_performance), which took 264 s on Colab's runtime and 236 s on the newest
-(the runtime's trusted runs included) on a shared 2-core machine, 2026-11-28 (29
-submissions, before issue 47's three classes: 329 s and 346 s, 2026-11-27).
+which keeps its own score). A selection, not the whole corpus: the corpus is about 85
+submissions, two batches of them real exercises; the selection is 38 submissions (22 of the
+tiny course with two jobs, 5 graded with the screen off, 11 of 02_pure_functions, 05_jit,
+07_vmap and 11_performance), which took 357 s on Colab's runtime and 257 s on the newest
+(the runtime's trusted runs included; the real-exercise batch 212 s and 155 s) on a shared
+2-core machine, 2026-11-29, with issue 47's donation, call-time Python and baseline classes
+(35 submissions: 264 s and 236 s, 2026-11-28; 29 submissions, before issue 47's first three
+classes: 329 s and 346 s, 2026-11-27).
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "Python that runs after a jitted call returns": ("own-output-class",),
     "behaviour that switches under tracing": ("switches-under-tracing",),
     "checks that read program text": ("precision-by-convolution",),
+    "Python that runs at call time from the program": ("python-at-call-time",),
+    "donation claimed by deleting arrays": ("deletes-instead-of-donating",),
+    "a baseline the answer can move": ("config-after-reset",),
 }
 # class -> (the attack run on each built runtime, its honest twin). Where the screen stops a
 # class before it runs, the attack chosen is any (the kernel never sees it); elsewhere it is
@@ -93,6 +98,9 @@ CHOSEN: dict[str, tuple[str, str]] = {
     "Python that runs after a jitted call returns": ("own-output-class", "jit-honest"),
     "behaviour that switches under tracing": ("switches-under-tracing", "vmap-honest"),
     "checks that read program text": ("precision-by-convolution", "gram-honest"),
+    "Python that runs at call time from the program": ("python-at-call-time", "jit-honest"),
+    "donation claimed by deleting arrays": ("deletes-instead-of-donating", "gram-honest"),
+    "a baseline the answer can move": ("config-after-reset", "jit-honest"),
 }
 # Module-level dicts of the corpus that hold no attacks: honest kinds, honest twins, messages.
 NOT_ATTACKS = {"test_hostile.HONEST", "test_hostile_rebinding.TWINS",

@@ -222,8 +222,9 @@ def test_pure_twins_keep_their_points() -> None:
 
 def test_check_vectorised_and_check_jitted_name_host_callbacks() -> None:
     """Is a jitted pure_callback looping over the batch in NumPy (one equation at any batch
-    size) refused as not vectorised and not compiled, naming the callback, while a vmap of a
-    jitted function, and one that logs with jax.debug.callback (no result), pass?"""
+    size) refused as not vectorised and not compiled, naming the callback, and so is a
+    callback with no result (``jax.debug.callback``: the notebook's Python on every call),
+    while a vmap of a jitted function that logs with jax.debug.print passes?"""
     def numpy_loop(xs):
         return np.stack([np.sum(np.asarray(x) ** 2) for x in xs]).astype(np.float32)
 
@@ -233,8 +234,15 @@ def test_check_vectorised_and_check_jitted_name_host_callbacks() -> None:
     def per_example(x):
         return jnp.sum(x ** 2)
 
-    def logs_the_batch(xs):  # a callback with no result: the result stays compiled work
-        jax.debug.callback(lambda v: None, xs)
+    def _note(values):
+        return None
+
+    def runs_python_each_call(xs):  # a callback with no result: Python on every call
+        jax.debug.callback(_note, xs)
+        return jax.vmap(jax.jit(per_example))(xs)
+
+    def logs_the_batch(xs):  # jax.debug.print: JAX's own printing, no code of the notebook
+        jax.debug.print("batch of {n}", n=xs.shape[0])
         return jax.vmap(jax.jit(per_example))(xs)
 
     make = lambda n: (jnp.ones((n, 4)),)
@@ -246,6 +254,10 @@ def test_check_vectorised_and_check_jitted_name_host_callbacks() -> None:
         check_jitted(jax.jit(via_callback), "batched", args=make(3))
     with pytest.raises(AssertionError, match="calls back into Python"):
         check_no_retrace(jax.jit(via_callback), *make(3), name="batched")
+    for check in (lambda fn: check_vectorised(fn, make, name="batched"),
+                  lambda fn: check_jitted(fn, "batched", args=make(3))):
+        with pytest.raises(AssertionError, match="debug_callback of `_note`.*returns nothing"):
+            check(jax.jit(runs_python_each_call))
     honest = jax.jit(logs_the_batch)
     check_vectorised(honest, make, name="batched")
     check_jitted(honest, "batched", args=make(3))
@@ -522,3 +534,61 @@ def test_a_function_that_loops_only_when_called_with_arrays_is_not_vectorised() 
         check_vectorised(stub_when_traced, make, name="batched")
     check_vectorised(jax.vmap(per), make, name="batched")
     check_vectorised(jax.jit(jax.vmap(per)), make, name="batched")
+
+
+def test_donation_is_read_from_the_program_not_from_deleted_arrays() -> None:
+    """Is a jitted update without donation whose own output class deletes its caller's
+    params after every call (found among ``jax.live_arrays()``, so ``is_deleted()`` holds)
+    refused as not donating, as are one that donates grads instead and a plain function;
+    while real donation (``donate_argnums=0``, ``donate_argnames``, and beside a static
+    argument, which the lowered program leaves out) passes?"""
+    from autograder.kernel.jax_checks import check_donated, donation_of
+
+    class Updated(tuple):  # (new params, old params)
+        pass
+
+    def rebuild(aux, children):
+        new, old = children
+        leaves = jax.tree.leaves(children)
+        if not leaves or not all(isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
+                                 for a in leaves):
+            return Updated(children)
+        kept = {id(a) for a in leaves}
+        olds = [np.asarray(a) for a in jax.tree.leaves(old)]
+        for live in jax.live_arrays():
+            if id(live) not in kept and not live.is_deleted() and any(
+                    live.shape == o.shape and np.array_equal(np.asarray(live), o) for o in olds):
+                live.delete()
+        return new
+
+    jax.tree_util.register_pytree_node(Updated, lambda u: (tuple(u), None), rebuild)
+
+    def update(params, grads, lr):
+        return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+
+    def deletes(params, grads, lr):
+        jax.debug.print("update")  # an effect: every call takes JAX's Python path
+        return Updated((update(params, grads, lr), params))
+
+    def call(fn, params):
+        grads = jax.tree.map(jnp.ones_like, params)
+        donation = donation_of(fn, params, grads, 0.1, donate={0: "params"},
+                               name="update(params, grads, 0.1)")
+        out = fn(params, grads, 0.1)
+        assert isinstance(out, dict) and np.allclose(out["b"], 1.9)
+        check_donated(donation, fix="jax.jit(update, donate_argnums=0)")
+
+    def fresh(seed):
+        return {"w": jnp.arange(6.0).reshape(2, 3) + seed, "b": jnp.ones(3) * 2.0}
+
+    params = fresh(10.0)
+    with pytest.raises(AssertionError, match="compiled program does not donate params"):
+        call(jax.jit(deletes), params)
+    assert all(a.is_deleted() for a in jax.tree.leaves(params))  # what fooled is_deleted()
+    with pytest.raises(AssertionError, match="compiled program does not donate params"):
+        call(jax.jit(update, donate_argnums=1), fresh(20.0))
+    with pytest.raises(AssertionError, match="not a jitted function"):
+        call(update, fresh(30.0))
+    for honest in (jax.jit(update, donate_argnums=0), jax.jit(update, donate_argnames="params"),
+                   jax.jit(update, donate_argnums=0, static_argnums=2)):  # lr static: read too
+        call(honest, fresh(40.0))

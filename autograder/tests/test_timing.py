@@ -278,3 +278,80 @@ def test_timing_tests_run_in_one_xdist_group(request: pytest.FixtureRequest) -> 
 
     group = request.node.get_closest_marker("xdist_group")
     assert group is not None and group.args == (TIMING_GROUP,)
+
+
+def test_drain_waits_for_work_queued_on_every_device() -> None:
+    """Does drain() return only when work dispatched earlier and not waited for (a heavy
+    product whose result nobody blocked on) has finished?"""
+    burn = jax.jit(lambda m: jnp.tanh(m @ m) @ m)
+    big = jnp.ones((600, 600))
+    burn(big).block_until_ready()  # compiled: what follows is only the queued work
+    queued = [burn(big) for _ in range(3)]
+    timing.drain()
+    assert all(y.is_ready() for y in queued)
+
+
+def test_the_reference_is_measured_first_and_guarded(monkeypatch) -> None:
+    """In a timing test, is the reference warmed up, calibrated and measured before the
+    answer in every round, with outstanding work drained before each of its timed calls
+    (and before the first timed call of the answer's)?"""
+    log: list[str] = []
+    monkeypatch.setattr(timing, "drain", lambda: log.append("drain"))
+
+    def tagged(name, seconds):
+        def fn(x):
+            log.append(name)
+            time.sleep(seconds)
+            return x * 2
+        return fn
+
+    timing.speedup(tagged("answer", 0.0003), tagged("reference", 0.002),
+                   jnp.linspace(0.0, 1.0, 4), rounds=3, warmup=1, target=0.004, fresh=True,
+                   names=("answer", "reference"))
+    calls = [entry for entry in log if entry != "drain"]
+    assert calls[0] == "reference" and calls[1] == "answer"  # warm-up: the reference first
+    timed = log[log.index("drain"):]
+    assert all(timed[i - 1] == "drain" for i, entry in enumerate(timed) if entry == "reference")
+    rounds = [i for i in range(1, len(timed)) if timed[i] == "answer"
+              and timed[i - 1] == "drain"]
+    assert len(rounds) >= 3  # each round's answer starts after a drain
+
+
+def test_a_setting_changed_after_the_cells_checks_began_fails_the_timing_test(monkeypatch
+                                                                              ) -> None:
+    """Does a JAX setting that slows only eager code (``jax_debug_key_reuse``), switched on
+    after the test cell's checks began (by the answer's builder, say), fail the timing test
+    with a message naming it, and is it put back before the reference runs; while the same
+    setting switched on before the checks began is reset by them (a line says so), and a
+    setting of the learner's own chosen beforehand (``jax_explain_cache_misses``) and the
+    course's float32 matmul context change nothing for an honest jitted answer?"""
+    from autograder.kernel import config_watch
+    from autograder.kernel.jax_checks import restore_default_config
+
+    def slow(x):
+        for _ in range(30):
+            x = jnp.sin(x) * 0.9
+        return x
+
+    x = jnp.linspace(-1.0, 1.0, 256, dtype=jnp.float32)
+    monkeypatch.setattr(config_watch, "_cell", lambda: 7)  # one IPython cell throughout
+    before = jax.config.jax_debug_key_reuse, jax.config.jax_explain_cache_misses
+    try:
+        restore_default_config()  # the cell's checks begin: its baseline
+        jax.config.update("jax_debug_key_reuse", True)  # the builder's change
+        with pytest.raises(AssertionError, match="changed JAX's global configuration.*"
+                                                 "jax_debug_key_reuse False -> True"):
+            timing.check_speedup(jax.jit(slow), slow, x, required=1.5, clock=timing.CPU,
+                                 rounds=3)
+        assert jax.config.jax_debug_key_reuse is False  # put back
+        jax.config.update("jax_debug_key_reuse", True)  # switched on before the checks
+        jax.config.update("jax_explain_cache_misses", True)  # the twin: chosen beforehand
+        assert "jax_debug_key_reuse" in restore_default_config()
+        assert jax.config.jax_explain_cache_misses is True
+        with jax.default_matmul_precision("float32"):
+            assert timing.check_speedup(jax.jit(slow), slow, x, required=1.5,
+                                        clock=timing.CPU, rounds=3).ratio > 1.5
+    finally:
+        jax.config.update("jax_debug_key_reuse", before[0])
+        jax.config.update("jax_explain_cache_misses", before[1])
+        config_watch._baseline.update(values=None, cell=None)

@@ -1,4 +1,4 @@
-# expect: arrays passed as params still hold their memory
+# expect: compiled program does not donate params
 # Donated the wrong argument: grads (position 1) instead of params (position 0)
 def build_update():
     """A jitted update(params, grads, lr) -> params - lr * grads, leaf by leaf, params donated."""

@@ -1,4 +1,4 @@
-# expect: arrays passed as params still hold their memory: donate params (jax.jit(update, donate_argnums=0))
+# expect: compiled program does not donate params
 # Forgot to donate: right values, but the old and the new parameters are both alive
 def build_update():
     """A jitted update(params, grads, lr) -> params - lr * grads, leaf by leaf, params donated."""
