@@ -283,3 +283,133 @@ def test_no_failure_shows_a_line_twice(any_runtime: KernelRuntime, source: Path)
             if twice or last != closing or "Only your own code" in shown:
                 problems[f"{q}/{case}"] = {"twice": twice, "last line": last}
     assert problems == {}, any_runtime
+
+
+# Wrong values diagnosed (issue 45, items 3 and 6). A check that fails on values says what
+# differs ("N of M entries are off", or a hidden check's error band); a known mistake's advice,
+# which the course wrote beside the question's checks, says why. A wrong-answer fixture whose
+# failure is a wrong value declares, on a ``# diagnosis:`` line of its header, the advice it
+# must get (or ``none``, with why, where the course knows no mistake that produces the value).
+DIAGNOSIS_PREFIX = "# diagnosis:"
+UNDIAGNOSED = "none"
+DIAGNOSED_AT_LEAST = 0.8  # the share of value failures that must be diagnosed (issue 45)
+
+# The comparison's own sentences about a wrong value (autograder.core.compare), after the name
+# of the checked value: what differs, never why.
+_VALUE_SENTENCES = (
+    r" has the right shape \([^)]*\) but wrong values: largest difference .*? entries are off\."
+    r"( Every entry is \S+ times the expected value\.)?",
+    r" has the right shape \([^)]*\) but wrong values: the largest error is .*? of the values'"
+    r" size\.",
+    r" has the right shape \([^)]*\) but wrong values: (NaN|infinity)[^;]*?(; \d+ of \d+ "
+    r"entries are NaN)?\.(?=\s|$)",
+    r" has the right shape \([^)]*\) but some entries differ from the expected value\.",
+    r" differs from the expected value in \d+ of \d+ entries; first at index \([^)]*\): "
+    r"expected .*?, got .*?\.",
+)
+_VALUE_FAILURE = re.compile("|".join(_VALUE_SENTENCES))
+_DTYPE_NOTE = re.compile(r" Its dtype is \S+; expected \S+\.")
+_CASE = re.compile(r" ?Case: .*$")
+
+
+def value_failure(message: str) -> bool:
+    """Whether a failure's message (its first line) is the comparison's about wrong values."""
+    return bool(message) and bool(_VALUE_FAILURE.search(message.splitlines()[0]))
+
+
+def diagnosis_of(message: str) -> str:
+    """What a wrong-value failure's message says beyond the comparison's sentences (which
+    value, what differs, a dtype, the hidden test's case): the known mistake's advice and any
+    hint naming the cause, or ``""`` when the message only says that the values differ."""
+    line = message.splitlines()[0] if message else ""
+    checked, _, rest = line.removeprefix("AssertionError: ").partition(" has the right shape")
+    if not rest:
+        checked, _, rest = line.removeprefix("AssertionError: ").partition(
+            " differs from the expected value")
+        rest = " differs from the expected value" + rest
+    else:
+        rest = " has the right shape" + rest
+    rest = _CASE.sub("", _DTYPE_NOTE.sub("", _VALUE_FAILURE.sub("", rest, count=1)))
+    hints = [line for line in message.splitlines()[1:] if line.startswith("Hint: ")]
+    said = [part for part in (_advice_in_name(checked), rest.strip(), *hints) if part]
+    return " ".join(said)
+
+
+def _advice_in_name(checked: str) -> str:
+    """Advice a check wrote into the checked value's name (``f(x), which is ..., has``)."""
+    _, comma, after = checked.partition(", which ")
+    return f"which {after}".rstrip(",") if comma else ""
+
+
+def declared_diagnosis(fixture: Path) -> str | None:
+    """The text after ``# diagnosis:`` in the fixture's header (its leading comment lines), or
+    None without one."""
+    for line in fixture.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith(DIAGNOSIS_PREFIX):
+            return line[len(DIAGNOSIS_PREFIX):].strip()
+    return None
+
+
+def test_diagnosis_of_keeps_only_the_advice() -> None:
+    """Does ``diagnosis_of`` find no diagnosis in the comparison's own sentences (visible and
+    hidden, a factor, NaN, a dtype, a case), and keep a known mistake's advice and advice the
+    check wrote into the name?"""
+    plain = ("AssertionError: f(x) has the right shape (3,) but wrong values: largest difference "
+             "2 at index (1,) (expected 1, got 3); 3 of 3 entries are off. Every entry is 3 "
+             "times the expected value. Its dtype is int32; expected float32.")
+    hidden = ("AssertionError: f(y) has the right shape (4,) but wrong values: the largest error "
+              "is under 1% of the values' size. Case: a longer input.")
+    nan = ("AssertionError: f(x) has the right shape (2,) but wrong values: NaN at index (0,) "
+           "where 0.5 was expected; 1 of 2 entries are NaN.")
+    entries = ("AssertionError: mask differs from the expected value in 1 of 3 entries; first at "
+               "index (0,): expected True, got False.")
+    for message in (plain, hidden, nan, entries):
+        assert value_failure(message) and diagnosis_of(message) == "", message
+    advised = f"{plain} It matches the sum: divide by n."
+    assert diagnosis_of(advised) == "It matches the sum: divide by n."
+    named = plain.replace("f(x) has", "f(x), which is close but not exact (use grad), has")
+    assert diagnosis_of(named) == "which is close but not exact (use grad)"
+    hinted = f"{nan}\nHint: the gradient of jnp.where is NaN: make both branches safe"
+    assert diagnosis_of(hinted) == "Hint: the gradient of jnp.where is NaN: make both branches safe"
+    assert not value_failure("AssertionError: f(x) has the wrong shape: expected shape (3,)")
+
+
+def test_every_wrong_value_declares_its_diagnosis(any_runtime: KernelRuntime, source: Path
+                                                  ) -> None:
+    """On each runtime, does every wrong answer that fails on values declare the diagnosis it
+    must get (a ``# diagnosis:`` line), does its message say it beyond "the entries are off"
+    (or, declared ``none``, say nothing more), and does every fixture that declares one fail
+    on values?"""
+    report = harness_report(source, any_runtime.python)
+    problems = {}
+    for _, case, said in _cases(report):
+        declared = declared_diagnosis(FIXTURES / source.stem / f"{case}.py")
+        message = said["wrong"] or ""
+        if not value_failure(message):
+            if declared is not None:
+                problems[case] = {"declares": declared, "but fails with": message[:300]}
+            continue
+        got = diagnosis_of(message)
+        if declared is None:
+            problems[case] = {"declares nothing; gets": got or "no diagnosis"}
+        elif declared.startswith(UNDIAGNOSED) and got:
+            problems[case] = {"declares": "none", "but gets": got}
+        elif not declared.startswith(UNDIAGNOSED) and declared not in got:
+            problems[case] = {"declares": declared, "gets": got or "no diagnosis"}
+    assert problems == {}, any_runtime
+
+
+def test_most_wrong_values_are_diagnosed() -> None:
+    """Do at least 80% of the wrong answers that fail on values (those that declare a
+    diagnosis, which test_every_wrong_value_declares_its_diagnosis holds to their failure on
+    every runtime) get one, not only "entries are off"?"""
+    declared = {path.relative_to(FIXTURES).as_posix(): declared_diagnosis(path)
+                for path in sorted(FIXTURES.glob("*/*.py"))}
+    values = {case: said for case, said in declared.items() if said is not None}
+    undiagnosed = sorted(case for case, said in values.items() if said.startswith(UNDIAGNOSED))
+    share = 1 - len(undiagnosed) / len(values)
+    print(f"wrong values diagnosed: {len(values) - len(undiagnosed)} of {len(values)} "
+          f"({share:.0%}); not yet: {undiagnosed}")
+    assert len(values) >= 20 and share >= DIAGNOSED_AT_LEAST, (share, undiagnosed)

@@ -1,4 +1,5 @@
 # expect: It matches mode="clip", which moves labels >= num_classes into the last class
+# diagnosis: It matches mode="clip", which moves labels >= num_classes into the last class
 # Sharp bit: mode="clip" moves out-of-range labels into the last class instead of dropping them
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 # expect: It counts each label at most once: with repeated indices
+# diagnosis: It counts each label at most once: with repeated indices
 # Sharp bit: NumPy-style `counts[labels] += 1` counts a repeated index once (and is not jittable)
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,5 @@
 # expect: JAX raises no IndexError, it clamps an out-of-range index to the nearest valid one
+# diagnosis: JAX raises no IndexError, it clamps an out-of-range index to the nearest valid one
 # Sharp bit: waiting for an IndexError that JAX never raises (reads are clamped instead)
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 # expect: It matches writing every step into row 0: Python code in a lax.fori_loop body
+# diagnosis: It matches writing every step into row 0: Python code in a lax.fori_loop body
 # Sharp bit: next(iterator) in a lax.fori_loop body runs once, at trace time (always slot 0)
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
 # expect: It matches the first derivative: apply each jax.grad to the previous result
+# diagnosis: It matches the first derivative: apply each jax.grad to the previous result
 # Sharp bit: composing transformations wrongly: grad of the original f each time, not of the result
 import jax
 

@@ -1,4 +1,5 @@
 # expect: It matches the derivative of one order lower: apply jax.grad n times
+# diagnosis: It matches the derivative of one order lower: apply jax.grad n times
 # Sharp bit: off by one: range(n - 1) applies grad one time too few
 import jax
 

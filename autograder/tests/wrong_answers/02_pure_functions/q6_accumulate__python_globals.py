@@ -1,4 +1,5 @@
 # expect: The Refs still hold the values they started with
+# diagnosis: The Refs still hold the values they started with
 # Sharp bit: the running sums kept in Python globals beside the Refs, which are never written
 import jax.numpy as jnp
 

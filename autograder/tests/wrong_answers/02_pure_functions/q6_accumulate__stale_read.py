@@ -1,4 +1,5 @@
 # expect: It is the running mean before this batch: a value read with refs['total'][...] is a snapshot
+# diagnosis: It is the running mean before this batch: a value read with refs['total'][...] is a snapshot
 # Sharp bit: values read from the Refs before writing them do not follow the writes
 import jax.numpy as jnp
 

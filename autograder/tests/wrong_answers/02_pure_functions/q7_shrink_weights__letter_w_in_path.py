@@ -1,4 +1,5 @@
-# expect: Case: deeper nesting, with layers named 'wide' and 'narrow'
+# expect: A leaf was scaled because a key 'w' appears somewhere on its path
+# diagnosis: A leaf was scaled because a key 'w' appears somewhere on its path
 # Sharp bit: choosing by a letter anywhere in the path's text, not by the leaf's own key
 import jax
 

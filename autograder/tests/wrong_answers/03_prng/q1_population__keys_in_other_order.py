@@ -1,4 +1,5 @@
 # expect: sample_population(key(0), 6)['blood'] has the right shape (6,) but wrong values
+# diagnosis: none (the keys are swapped for every draw; naming it would need the answer's formulas in the released test cell)
 # Sharp bit: the three keys unpacked in another order than the one asked for (same split, other draws)
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: categorical takes logits, so pass jnp.log(probs)
+# diagnosis: categorical takes logits, so pass jnp.log(probs)
 # Sharp bit: categorical takes logits, not probabilities (softmax of probs is too flat)
 def sample_population(key, n):
     k_height, k_smoker, k_blood = jax.random.split(key, 3)

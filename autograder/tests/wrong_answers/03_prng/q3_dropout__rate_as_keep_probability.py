@@ -1,4 +1,5 @@
 # expect: `rate` is the probability to drop, so keep with jax.random.bernoulli(k, 1.0 - rate, shape)
+# diagnosis: `rate` is the probability to drop, so keep with jax.random.bernoulli(k, 1.0 - rate, shape)
 # Sharp bit: bernoulli(key, p) is True with probability p -- here p is the drop rate
 def dropout_per_example(key, x, rate):
     def one_example(example_key, example):

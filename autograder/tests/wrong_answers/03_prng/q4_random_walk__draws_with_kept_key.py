@@ -1,4 +1,5 @@
 # expect: draw with `subkey` and carry `key` on
+# diagnosis: draw with `subkey` and carry `key` on
 # Sharp bit: reused key -- draws with the key it keeps, which the next step splits again
 def random_walk(key, n_steps, sigma=1.0):
     def step(carry, _):

@@ -1,4 +1,5 @@
 # expect: the loss is the mean over all n * k entries (jnp.mean with no axis)
+# diagnosis: the loss is the mean over all n * k entries (jnp.mean with no axis)
 # Sharp bit: wrong axis, averages over examples and then sums over outputs (mean over axis 0)
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: It equals df/dx: jax.grad differentiates only argument 0 unless told otherwise
+# diagnosis: It equals df/dx: jax.grad differentiates only argument 0 unless told otherwise
 # Sharp bit: grad's default argnums=0 only differentiates the first argument
 import jax
 

@@ -1,4 +1,5 @@
 # expect: It matches p + lr * g: a descent step goes against the gradient, p - lr * g
+# diagnosis: It matches p + lr * g: a descent step goes against the gradient, p - lr * g
 # Sharp bit: the update adds the gradient (gradient ascent) instead of subtracting it
 import jax
 

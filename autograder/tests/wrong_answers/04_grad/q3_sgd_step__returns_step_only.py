@@ -1,4 +1,5 @@
 # expect: It is only the step -lr * g: return the updated parameters, p - lr * g
+# diagnosis: It is only the step -lr * g: return the updated parameters, p - lr * g
 # Sharp bit: returns the update step -lr * g instead of the updated parameters p - lr * g
 import jax
 

@@ -1,4 +1,5 @@
 # expect: It matches grad(f)(x) * v, which has only first derivatives
+# diagnosis: It matches grad(f)(x) * v, which has only first derivatives
 # Sharp bit: first derivative only, elementwise gradient * v instead of the Hessian times v
 import jax
 

@@ -1,4 +1,5 @@
 # expect: It matches the gradient through the target too: wrap the target
+# diagnosis: It matches the gradient through the target too: wrap the target
 # Sharp bit: missing stop_gradient, so the gradient also drags the target toward the prediction
 import jax.numpy as jnp
 

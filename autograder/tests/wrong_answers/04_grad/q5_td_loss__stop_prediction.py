@@ -1,4 +1,5 @@
 # expect: stop_gradient belongs around the target, not around the prediction s @ w
+# diagnosis: stop_gradient belongs around the target, not around the prediction s @ w
 # Sharp bit: stop_gradient on the prediction instead of the target: only the target moves
 import jax
 import jax.numpy as jnp

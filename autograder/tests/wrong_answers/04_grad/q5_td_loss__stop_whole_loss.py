@@ -1,4 +1,5 @@
 # expect: The gradient is zero: stop_gradient around the whole loss blocks every gradient
+# diagnosis: The gradient is zero: stop_gradient around the whole loss blocks every gradient
 # Sharp bit: stop_gradient around the whole loss blocks every gradient (all zeros)
 import jax
 import jax.numpy as jnp

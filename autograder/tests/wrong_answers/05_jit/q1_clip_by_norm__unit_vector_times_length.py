@@ -1,4 +1,5 @@
 # expect: Case: all zeros
+# diagnosis: It divides by the norm, which is 0 here (0 / 0 is NaN)
 # Sharp bit: x / norm times the clipped length: right for any non-zero x, 0 / 0 = NaN for zeros
 @jax.jit
 def clip_by_norm(x, max_norm):

@@ -1,4 +1,5 @@
 # expect: entries equal to the threshold do not count (strictly greater, x > threshold)
+# diagnosis: entries equal to the threshold do not count (strictly greater, x > threshold)
 # Sharp bit: >= where "strictly greater" was asked (entries equal to the threshold counted)
 @jax.jit
 def mean_above(x, threshold):

@@ -1,4 +1,5 @@
 # expect: It matches dividing by the size of x: the zeros put in by jnp.where count
+# diagnosis: It matches dividing by the size of x: the zeros put in by jnp.where count
 # Sharp bit: masking with jnp.where but dividing by the full size (zeros count in the mean)
 @jax.jit
 def mean_above(x, threshold):

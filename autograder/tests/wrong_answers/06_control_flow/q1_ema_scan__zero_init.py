@@ -1,4 +1,5 @@
 # expect: It matches starting the average at 0: s_0 = x_0, so start the carry at xs[0]
+# diagnosis: It matches starting the average at 0: s_0 = x_0, so start the carry at xs[0]
 # Sharp bit: off-by-one start of the recurrence (carry starts at 0, so s_0 = alpha * x_0, not x_0)
 import jax.numpy as jnp
 from jax import lax

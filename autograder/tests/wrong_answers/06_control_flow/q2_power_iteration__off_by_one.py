@@ -1,4 +1,5 @@
 # expect: It matches one step fewer: lax.fori_loop(lower, upper, body, init) runs upper - lower times
+# diagnosis: It matches one step fewer: lax.fori_loop(lower, upper, body, init) runs upper - lower times
 # Sharp bit: off-by-one trip count (fori_loop(1, num_steps, ...) runs num_steps - 1 steps)
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
 # expect: It is the ones vector, not normalised: start from v_0 = ones(n) / sqrt(n)
+# diagnosis: It is the ones vector, not normalised: start from v_0 = ones(n) / sqrt(n)
 # Sharp bit: wrong initial carry (v0 not normalised), so num_steps = 0 gives the wrong answer
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
 # expect: It took all max_steps steps: stop at the first step whose change is small
+# diagnosis: It took all max_steps steps: stop at the first step whose change is small
 # Sharp bit: fori_loop always runs max_steps (no early stop), so the step count is wrong
 import jax.numpy as jnp
 from jax import lax

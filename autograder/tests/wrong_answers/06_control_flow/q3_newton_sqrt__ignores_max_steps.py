@@ -1,4 +1,5 @@
 # expect: It ran past max_steps: the loop must also stop when steps reaches max_steps
+# diagnosis: It ran past max_steps: the loop must also stop when steps reaches max_steps
 # Sharp bit: the while_loop condition forgets the step cap, so max_steps is never enforced
 import jax.numpy as jnp
 from jax import lax

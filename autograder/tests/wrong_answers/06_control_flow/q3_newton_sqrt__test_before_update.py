@@ -1,4 +1,5 @@
 # expect: It is one step fewer: count a step after taking it
+# diagnosis: It is one step fewer: count a step after taking it
 # Sharp bit: off-by-one, the loop tests convergence of the previous step and runs one step too many
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,5 @@
 # expect: Use the double-where trick
+# diagnosis: Use the double-where trick
 # Sharp bit: the double-where trick applied to the square root only: the log piece still gives NaN gradients
 import jax.numpy as jnp
 

@@ -1,4 +1,5 @@
 # expect: Hint: A NaN gradient where the function's value is fine usually comes from `jnp.where`
+# diagnosis: Hint: A NaN gradient where the function's value is fine usually comes from `jnp.where`
 # Sharp bit: jnp.where computes every piece; the unused NaN pieces poison the gradient
 import jax.numpy as jnp
 

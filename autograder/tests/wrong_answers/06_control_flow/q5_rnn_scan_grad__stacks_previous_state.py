@@ -1,4 +1,5 @@
 # expect: It matches stacking the incoming state h_(t-1): each step should output the new state h_t
+# diagnosis: It matches stacking the incoming state h_(t-1): each step should output the new state h_t
 # Sharp bit: off-by-one, the step outputs the incoming carry h_{t-1}, so h_0 is stacked and h_T lost
 import jax.numpy as jnp
 from jax import lax

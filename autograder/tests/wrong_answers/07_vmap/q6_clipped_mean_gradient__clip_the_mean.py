@@ -1,4 +1,5 @@
 # expect: It matches clipping the gradient of the mean loss: clip each example's gradient first, then average
+# diagnosis: It matches clipping the gradient of the mean loss: clip each example's gradient first, then average
 # Sharp bit: grad of the mean loss, then clipped: one batch gradient clipped, not each example's
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: NaN
+# diagnosis: none (the question's checks know no mistake that gives this value yet)
 # Sharp bit: rescaling by max_norm / norm divides by zero when an example's gradient is zero
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: It matches clipping each leaf on its own: an example's norm is over its whole gradient
+# diagnosis: It matches clipping each leaf on its own: an example's norm is over its whole gradient
 # Sharp bit: wrong axis of the norm: each leaf clipped on its own instead of the whole gradient
 import jax
 import jax.numpy as jnp

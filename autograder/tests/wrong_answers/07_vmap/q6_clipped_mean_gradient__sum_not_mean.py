@@ -1,4 +1,5 @@
 # expect: It matches the sum over the batch: return the mean of the clipped gradients
+# diagnosis: It matches the sum over the batch: return the mean of the clipped gradients
 # Sharp bit: summing over the batch instead of taking the mean (n times too large)
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: each device's gradient was of its own rows' mean loss, and psum_scatter adds them up
+# diagnosis: each device's gradient was of its own rows' mean loss, and psum_scatter adds them up
 # Sharp bit: each device's rows' mean loss: psum_scatter then adds n_devices gradients of means
 def fsdp_sgd_step(w, x, y, mesh, lr):
     def per_device(w_slice, x_rows, y_rows):

@@ -1,4 +1,5 @@
 # expect: It subtracts each device's own column means
+# diagnosis: It subtracts each device's own column means
 # Sharp bit: without the psums each device only sees its own block's means
 def center_columns(x, mesh):
     def per_device(block):

@@ -1,4 +1,5 @@
 # expect: It matches the model without the ReLU: apply jax.nn.relu to the hidden layer
+# diagnosis: It matches the model without the ReLU: apply jax.nn.relu to the hidden layer
 # Sharp bit: forgot the nonlinearity (two stacked linear layers are just one linear map)
 def predict_one(params, x):
     """Logits (n_out,) for one example x of shape (n_in,)."""

@@ -1,4 +1,5 @@
 # expect: It matches multiplying the log-probabilities by the integer labels
+# diagnosis: It matches multiplying the log-probabilities by the integer labels
 # Sharp bit: integer labels used as if they were one-hot rows (they broadcast, silently)
 def loss_fn(params, x, y):
     """(mean softmax cross-entropy, accuracy) of the model on the batch (x, y)."""

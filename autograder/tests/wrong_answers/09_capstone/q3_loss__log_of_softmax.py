@@ -1,4 +1,5 @@
 # expect: The loss is inf: jnp.log(jax.nn.softmax(z)) underflows to log(0) for large logits. Use jax.nn.log_softmax(z)
+# diagnosis: The loss is inf: jnp.log(jax.nn.softmax(z)) underflows to log(0) for large logits. Use jax.nn.log_softmax(z)
 # Sharp bit: log(softmax(z)) instead of log_softmax (underflows to log 0 = -inf for large logits)
 def loss_fn(params, x, y):
     """(mean softmax cross-entropy, accuracy) of the model on the batch (x, y)."""

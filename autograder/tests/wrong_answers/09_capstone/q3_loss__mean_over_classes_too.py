@@ -1,4 +1,5 @@
 # expect: It matches the loss divided by the number of classes
+# diagnosis: It matches the loss divided by the number of classes
 # Sharp bit: mean over the wrong axes (averaging over classes as well divides the loss by n_out)
 def loss_fn(params, x, y):
     """(mean softmax cross-entropy, accuracy) of the model on the batch (x, y)."""

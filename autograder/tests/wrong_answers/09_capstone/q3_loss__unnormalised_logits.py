@@ -1,4 +1,5 @@
 # expect: It matches -(the true class's logit): normalise the logits with jax.nn.log_softmax first
+# diagnosis: It matches -(the true class's logit): normalise the logits with jax.nn.log_softmax first
 # Sharp bit: forgot the softmax normalisation (-logit of the true class is not a cross-entropy)
 def loss_fn(params, x, y):
     """(mean softmax cross-entropy, accuracy) of the model on the batch (x, y)."""

@@ -1,4 +1,5 @@
 # expect: It matches lr=0.1 and momentum=0.9 whatever the arguments say
+# diagnosis: It matches lr=0.1 and momentum=0.9 whatever the arguments say
 # Sharp bit: global read at trace time (hyperparameters from globals, not the arguments, are frozen under jit)
 LEARNING_RATE = 0.1
 MOMENTUM = 0.9

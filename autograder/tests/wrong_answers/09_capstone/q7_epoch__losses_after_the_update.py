@@ -1,4 +1,5 @@
 # expect: epoch(params, velocity, xs, ys, 0.1, 0.9)[2]
+# diagnosis: none (the question's checks know no mistake that gives this value yet)
 # Sharp bit: the wrong loss kept (each batch's loss measured again after its update)
 def build_epoch(step):
     """A jitted epoch(params, velocity, xs, ys, lr, momentum) -> (params, velocity, losses)."""

@@ -1,4 +1,5 @@
 # expect: It is n times the loss, the sum over the points: the loss is their mean.
+# diagnosis: It is n times the loss, the sum over the points: the loss is their mean.
 # A summed loss where the mean was asked: the value and gradient are n times too large
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: It moved along the gradient, uphill: a descent step subtracts lr * g.
+# diagnosis: It moved along the gradient, uphill: a descent step subtracts lr * g.
 # A step along the gradient (ascent) where descent was asked
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: It is the loss after the step: return the loss at the parameters given
+# diagnosis: It is the loss after the step: return the loss at the parameters given
 # The loss at the new parameters where the loss before the step was asked
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 # expect: has the right shape (7,) but wrong values
+# diagnosis: none (the question's checks know no mistake that gives this value yet)
 # The norm of the weights gradient alone where w and b together were asked
 import jax
 import jax.numpy as jnp

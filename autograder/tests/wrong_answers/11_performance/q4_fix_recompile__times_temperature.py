@@ -1,4 +1,5 @@
 # expect: tempered_softmax(logits of shape (4, 6), 2.0) has the right shape (4, 6) but wrong values
+# diagnosis: none (the question's checks know no mistake that gives this value yet)
 # Compiled once, but multiplies by the temperature instead of dividing by it
 def build_tempered_softmax():
     """Return a jitted tempered_softmax(logits, temperature), compiled once per logits shape."""
