@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import os
 import sys
+from types import ModuleType
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -122,3 +125,55 @@ def pick(cpu: T, gpu: T | None = None, tpu: T | None = None) -> T:
     if name in ("gpu", "tpu") and gpu is not None:
         return gpu
     return cpu
+
+
+# Which release of a library to install with which JAX: (the oldest JAX it goes with, the
+# release), newest first. Each pair is checked on the course's runtimes (book/runtimes.md):
+# Flax 0.12.12 needs JAX 0.11.1 or later; Flax 0.12.8 needs 0.10 and fails to import on 0.12;
+# Flax 0.11.2 is the one Colab ships beside its JAX 0.7.2.
+LIBRARY_RELEASES: dict[str, list[tuple[str, str]]] = {
+    "flax": [("0.11.1", "0.12.12"), ("0.10.0", "0.12.8"), ("0.7.2", "0.11.2")],
+    "equinox": [("0.7.2", "0.13.8")],
+}
+LIBRARY_NAMES = {"flax": "Flax", "equinox": "Equinox", "optax": "Optax"}
+
+
+def release_for_jax(library: str, jax_version: str) -> str:
+    """The release of ``library`` (a key of ``LIBRARY_RELEASES``) to install with JAX
+    ``jax_version``: the newest whose oldest JAX is not newer than it.
+
+    Args:
+        library: the package's name on PyPI, such as ``"flax"``.
+        jax_version: a JAX version, such as ``jax.__version__``.
+    """
+    from autograder.kernel.compat import version_tuple
+
+    releases = LIBRARY_RELEASES[library]
+    for oldest_jax, release in releases:
+        if version_tuple(jax_version) >= version_tuple(oldest_jax):
+            return release
+    return releases[-1][1]
+
+
+def optional_library(library: str) -> ModuleType | None:
+    """Import ``library`` and print its version beside JAX's; when it is not installed,
+    print in one line which release goes with this JAX and how to install it, and return
+    None, so that a cell can run its code only ``if optional_library(...)``.
+
+    Args:
+        library: the package's name on PyPI: a key of ``LIBRARY_RELEASES`` (``"flax"``,
+            ``"equinox"``), or a package that is installed.
+    """
+    import jax
+
+    name = LIBRARY_NAMES.get(library, library)
+    try:
+        version = importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:
+        release = release_for_jax(library, jax.__version__)
+        print(f"{name} is not installed here, so this cell skips its code. With JAX "
+              f"{jax.__version__}, `pip install {library}=={release}`, then run it again.")
+        return None
+    module = importlib.import_module(library)
+    print(f"{name} {version} on JAX {jax.__version__}")
+    return module

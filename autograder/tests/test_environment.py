@@ -126,3 +126,26 @@ def test_runtimes_page_states_the_tested_versions() -> None:
         assert row["NumPy"] == pins["numpy"], (name, row["NumPy"])
     text = (ROOT / "book" / "runtimes.md").read_text()
     assert re.search(r"[Tt]ested on \d{4}-\d{2}-\d{2}", text)
+
+
+def test_library_versions_in_the_text_follow_the_pins() -> None:
+    """Do What next's install line and chapter 09's and book/runtimes.md's text name the JAX,
+    Flax and Equinox that requirements-newest.txt pins (the runtime that runs chapter 09's
+    Flax NNX and Equinox cells), and Colab's Flax as requirements-colab.txt pins it?"""
+    import nbformat
+
+    newest = _requirements("requirements-newest.txt")
+    colab = _requirements("requirements-colab.txt")
+    what_next = "\n".join(c.source for c in nbformat.read(ROOT / "book" / "what_next.ipynb",
+                                                           as_version=4).cells)
+    line = re.search(r"^pip install jax==.*$", what_next, re.M)
+    assert line, "What next has no `pip install jax==...` line"
+    named = dict(word.split("==") for word in line.group().split()[2:])
+    assert named["jax"] == newest["jax"] and named["flax"] == newest["flax"], named
+    capstone = "\n".join(c.source for c in nbformat.read(
+        ROOT / "notebooks" / "09_capstone.ipynb", as_version=4).cells)
+    runtimes = (ROOT / "book" / "runtimes.md").read_text()
+    for text in (capstone, runtimes):
+        assert f"Flax {newest['flax']}" in text and f"Equinox {newest['equinox']}" in text
+        assert f"Flax {colab['flax']}" in text
+    assert "for reading, not running" not in capstone

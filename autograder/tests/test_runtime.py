@@ -1,8 +1,10 @@
-"""Tests of autograder.kernel.runtime: backend report, per-backend sizes, simulated devices."""
+"""Tests of autograder.kernel.runtime: backend report, per-backend sizes, simulated devices,
+and the libraries a cell runs only where they are installed."""
 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from autograder.kernel import runtime
 
@@ -71,3 +73,54 @@ def test_simulated_devices_refused_after_jax_started() -> None:
         assert "Restart the kernel" in str(exc)
     else:
         raise AssertionError("expected RuntimeError")
+
+
+def _pins(name: str) -> dict[str, str]:
+    """The ``package==version`` lines of a requirements file at the repository's root."""
+    root = Path(__file__).resolve().parents[2]
+    lines = (root / name).read_text().splitlines()
+    return dict(line.split("#")[0].strip().split("==") for line in lines
+                if line.split("#")[0].strip())
+
+
+def test_library_releases_agree_with_the_runtimes_pins() -> None:
+    """Does release_for_jax() name, for each runtime's JAX, the release that runtime's file
+    pins (Flax 0.12.12 and Equinox 0.13.8 with the newest JAX, Colab's Flax 0.11.2 with
+    Colab's JAX), and the release between for the tools' JAX 0.10.2?"""
+    for name in ("requirements-newest.txt", "requirements-colab.txt"):
+        pins = _pins(name)
+        for library in runtime.LIBRARY_RELEASES:
+            if library in pins:
+                assert runtime.release_for_jax(library, pins["jax"]) == pins[library], name
+    assert {"flax", "equinox"} <= set(_pins("requirements-newest.txt"))
+    assert runtime.release_for_jax("flax", "0.10.2") == "0.12.8"
+    assert runtime.release_for_jax("flax", "0.11.0") == "0.12.8"
+    assert runtime.release_for_jax("flax", "0.11.1") == "0.12.12"
+    assert runtime.release_for_jax("equinox", "0.7.2") == "0.13.8"
+
+
+def test_optional_library_runs_or_says_what_to_install(capsys, monkeypatch) -> None:
+    """Does optional_library() return an installed library and print its version beside
+    JAX's, and for a missing one return None and print one line naming the release that goes
+    with this JAX and the pip command?"""
+    import importlib.metadata
+
+    import jax
+    import optax
+
+    assert runtime.optional_library("optax") is optax
+    assert capsys.readouterr().out == f"Optax {optax.__version__} on JAX {jax.__version__}\n"
+
+    real = importlib.metadata.version
+
+    def missing_flax(name: str) -> str:
+        if name == "flax":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing_flax)
+    monkeypatch.setattr(jax, "__version__", "0.7.2")
+    assert runtime.optional_library("flax") is None
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "Flax is not installed here" in out
+    assert "With JAX 0.7.2, `pip install flax==0.11.2`" in out

@@ -144,6 +144,48 @@ def test_book_page_runs(any_runtime: KernelRuntime, page: Path) -> None:
     assert f"JAX {any_runtime.pinned('jax')}" in printed
 
 
+# Chapter 09's last cells run the capstone's step with these libraries (package: the name each
+# cell prints), and What next's training step with Optax.
+LIBRARIES = {"optax": "Optax", "flax": "Flax", "equinox": "Equinox"}
+CAPSTONE = ROOT / "notebooks" / "09_capstone.ipynb"
+
+
+def _printed(cell: nbformat.NotebookNode) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []))
+
+
+def test_library_cells_run_with_the_pinned_versions(any_runtime: KernelRuntime) -> None:
+    """Do chapter 09's Optax, Flax NNX and Equinox cells run their training steps, printing the
+    version the runtime's file pins (on the newest runtime all three; on Colab's, Optax and
+    Flax 0.11.2), and where a library is not pinned (so not installed), does its cell say in
+    one line which release to install and run nothing? Does What next's Optax step run with
+    the pinned Optax?"""
+    runtime = any_runtime
+    jax_version = runtime.pinned("jax")
+    if runtime.name == "newest":  # the book's runtime runs all three: none may go stale
+        assert all(runtime.pinned(p) for p in LIBRARIES)
+    nb = executed_chapter(runtime.kernel, CAPSTONE)
+    for package, name in LIBRARIES.items():
+        marker = (f'optional_library("{package}")' if package != "optax"
+                  else "import optax")
+        (cell,) = [c for c in nb.cells if c.cell_type == "code" and marker in c.source]
+        printed = _printed(cell)
+        assert errors([cell]) == [], (package, errors([cell]))
+        try:
+            version = runtime.pinned(package)
+        except KeyError:
+            version = None
+        if version:
+            assert f"{name} {version} on JAX {jax_version}" in printed, (package, printed)
+            assert "after 5 steps" in printed or "loss over five steps" in printed, printed
+        else:
+            assert len(printed.strip().splitlines()) == 1, printed  # and nothing ran
+            assert f"{name} is not installed here" in printed, printed
+            assert f"pip install {package}==" in printed, printed
+    page = executed_chapter(runtime.kernel, ROOT / "book" / "what_next.ipynb")
+    assert f"JAX {jax_version}, Optax {runtime.pinned('optax')}" in _printed(page.cells[1])
+
+
 def test_compat_on_runtime(runtime: KernelRuntime) -> None:
     """Do autograder.kernel.compat's shims (nested jaxprs, scoped x64, reshard, the tested range)
     pass their tests on the runtime's JAX, as on the pinned one?"""
