@@ -184,7 +184,9 @@ def test_library_cells_run_with_the_pinned_versions(any_runtime: KernelRuntime) 
             assert f"{name} is not installed here" in printed, printed
             assert f"pip install {package}==" in printed, printed
     page = executed_chapter(runtime.kernel, ROOT / "book" / "what_next.ipynb")
-    assert f"JAX {jax_version}, Optax {runtime.pinned('optax')}" in _printed(page.cells[1])
+    # any cell: the book's execution cache may keep the page's cells in another split
+    assert any(f"JAX {jax_version}, Optax {runtime.pinned('optax')}" in _printed(cell)
+               for cell in page.cells if cell.cell_type == "code")
 
 
 def test_compat_on_runtime(runtime: KernelRuntime) -> None:

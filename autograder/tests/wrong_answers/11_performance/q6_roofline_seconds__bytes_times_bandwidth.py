@@ -1,4 +1,5 @@
 # expect: a bandwidth is bytes per second
+# diagnosis: a bandwidth is bytes per second
 # Mistake: units: bytes times bytes-per-second is not a time
 def roofline_seconds(f, args, peak, bandwidth):
     """Least seconds jax.jit(f)(*args) needs by the roofline: max(flops / peak, bytes / bandwidth)."""

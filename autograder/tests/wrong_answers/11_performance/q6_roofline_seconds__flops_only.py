@@ -1,4 +1,5 @@
 # expect: compare with `bytes / bandwidth` as well
+# diagnosis: compare with `bytes / bandwidth` as well
 # Mistake: counting operations only, the model that says equal flops cost equal time
 def roofline_seconds(f, args, peak, bandwidth):
     """Least seconds jax.jit(f)(*args) needs by the roofline: max(flops / peak, bytes / bandwidth)."""
