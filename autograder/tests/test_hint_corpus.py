@@ -36,6 +36,7 @@ from autograder.kernel.hints.syllabus import later_apis
 from autograder.tests.conftest import KernelRuntime
 from autograder.tests.exercise_harness import FIXTURES, expectation
 from autograder.tests.harness_runs import harness_report, source_param
+from autograder.tests.test_runtimes import stopped_by_its_own_error
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -376,19 +377,6 @@ def test_diagnosis_of_keeps_only_the_advice() -> None:
     assert not value_failure("AssertionError: f(x) has the wrong shape: expected shape (3,)")
 
 
-def _stopped_earlier_on(runtime: KernelRuntime, source: Path, case: str) -> bool:
-    """Whether ``runtime``'s JAX stops the wrong answer ``case`` with its own error before the
-    value check (test_runtimes.CAUGHT_EARLIER, CAUGHT_LATER_BEFORE): its diagnosis is then
-    declared for the other versions."""
-    from autograder.kernel import compat
-    from autograder.tests.test_runtimes import CAUGHT_EARLIER, CAUGHT_LATER_BEFORE
-
-    version = compat.version_tuple(runtime.pinned("jax"))
-    earlier = CAUGHT_EARLIER.get((source.stem, case))
-    later = CAUGHT_LATER_BEFORE.get((source.stem, case))
-    return bool(earlier and version >= earlier[0]) or bool(later and version < later[0])
-
-
 def test_every_wrong_value_declares_its_diagnosis(any_runtime: KernelRuntime, source: Path
                                                   ) -> None:
     """On each runtime, does every wrong answer that fails on values declare the diagnosis it
@@ -401,7 +389,8 @@ def test_every_wrong_value_declares_its_diagnosis(any_runtime: KernelRuntime, so
         declared = declared_diagnosis(FIXTURES / source.stem / f"{case}.py")
         message = said["wrong"] or ""
         if not value_failure(message):
-            if declared is not None and not _stopped_earlier_on(any_runtime, source, case):
+            if declared is not None and not stopped_by_its_own_error(any_runtime, source.stem,
+                                                                     case):
                 problems[case] = {"declares": declared, "but fails with": message[:300]}
             continue
         got = diagnosis_of(message)
