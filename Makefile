@@ -120,12 +120,19 @@ lint: $(STAMP) $(ACTIONLINT)
 release: $(STAMP)
 	$(PY) -m autograder release
 
+# Python's bytecode for the course package and the benchmarks, written once before the run:
+# every kernel, trusted run and harness process of the tools' Python imports them, and with
+# PYTHONDONTWRITEBYTECODE set (or a sandbox that mounts the checkout read-only) none of them
+# would write it, so each would compile the package's sources again.
+BYTECODE := $(PY) -m compileall -q autograder bench >/dev/null
+
 # One reference cache for the run (outside the repository, removed at the end): release --check
 # records each reference answer once and every test that grades it reuses that run. release
 # --check (the tools' JAX) runs beside the book build (the newest JAX's kernel), one core each;
 # its output is shown when both are done. The suite prints where its time went at the end
 # (autograder/tests/suite_report.py; JSON in _build/).
 test: setup setup-runtimes lint browser-deps sandbox-deps db-deps
+	@$(BYTECODE)
 	@run=$$(mktemp -d "$${TMPDIR:-/tmp}/learn-jax-test-XXXXXX") || exit 1; \
 	trap 'rm -rf "$$run"' EXIT; mkdir "$$run/references" || exit 1; \
 	export LEARN_JAX_REFERENCE_CACHE="$$run/references"; start=$$(date +%s); \
@@ -143,6 +150,7 @@ test: setup setup-runtimes lint browser-deps sandbox-deps db-deps
 # and wrong answers, its hints and compile audit, its released files (make test-chapter CH=05).
 test-chapter: setup setup-runtimes sandbox-deps
 	@test -n "$(CH)" || { echo "Name the chapter: make test-chapter CH=05"; exit 2; }
+	@$(BYTECODE)
 	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) \
 	  --dist loadgroup --chapter $(CH)
 

@@ -8,6 +8,15 @@ pytest session, :mod:`autograder.tests.conftest`), keyed by the digest of what i
 Python), so each is made once per run even when pytest-xdist puts its readers on two workers:
 the first worker to ask holds a lock on the key while it runs the harness; the other waits
 for the report instead of running it again.
+
+Within a run, every harness process of one runtime also shares a JAX compilation cache of its
+own (:func:`compilation_cache_env`): the test cells build the same helper programs for the
+reference, the stub and every wrong answer, and each would otherwise be compiled again by XLA.
+That folder holds reference answers and hidden tests, so it is never the grader's shared
+cache, which sandboxed kernels read (:mod:`autograder.grader.compile_cache`): only these
+trusted test processes use it. A cached executable is the one XLA compiled, so every value,
+message and count a report holds is what a fresh compile gives (compile counts and the
+compile audit see the program before the cache is consulted).
 """
 
 from __future__ import annotations
@@ -89,18 +98,33 @@ def _shared_report(source: Path, runtime: str, python: str) -> dict:
     with _held(folder / f"{key}.lock"):
         if kept.exists():
             return json.loads(kept.read_text())
-        report = _run_harness(source, runtime, python)
+        report = _run_harness(source, runtime, python,
+                              compilation_cache_env(cache / "harness-compiled" / runtime))
         partial = kept.with_suffix(".part")
         partial.write_text(json.dumps(report))
         partial.replace(kept)
     return report
 
 
-def _run_harness(source: Path, runtime: str, python: str) -> dict:
-    """Run the harness on ``source`` with ``python``; its report (the checks it ran are noted
-    for the suite report, under ``runtime``)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
+def compilation_cache_env(folder: Path) -> dict[str, str]:
+    """JAX's settings for a trusted test process that reads and writes the compilation cache
+    ``folder`` (made here): every program is kept, however small or quick to compile."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return {"JAX_COMPILATION_CACHE_DIR": str(folder),
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+
+
+def _run_harness(source: Path, runtime: str, python: str,
+                 compiled: dict[str, str] | None = None) -> dict:
+    """Run the harness on ``source`` with ``python`` (with the JAX compilation-cache settings
+    ``compiled``, else none); its report (the checks it ran are noted for the suite report,
+    under ``runtime``)."""
+    from autograder.grader.compile_cache import without_cache_settings
+
+    env = dict(without_cache_settings(dict(os.environ)), **(compiled or {}),
+               PYTHONPATH=os.pathsep.join(
+                   p for p in [str(ROOT), os.environ.get("PYTHONPATH")] if p))
     proc = subprocess.run(
         [python, "-m", "autograder.tests.exercise_harness", str(source)],
         capture_output=True, text=True, cwd=source.parent, timeout=600, env=env,

@@ -11,6 +11,12 @@ too) by what they run, a kernel (``ipykernel``) or the exercise harness. Each te
 travel to the controlling process in the test's report (``user_properties``), so the report
 is the same with pytest-xdist workers or without them.
 
+Each test also carries the CPU seconds its process and the children it waited for used (a
+kernel, the harness, a grading run: :func:`cpu_seconds`), so the report says how much of the
+machine the suite kept busy, and which groups of tests (pytest-xdist's ``loadgroup``: the
+timing group runs on one worker, one test after another) set the floor under its wall time,
+and which tests took longest.
+
 The report is printed at the end of the run and written as JSON (``--suite-report PATH``,
 default ``_build/suite-report.json``). This module is a pytest plugin that pyproject.toml
 loads (``-p autograder.tests.suite_report``), so its options exist however pytest is called.
@@ -45,6 +51,18 @@ def note_checks(entry: dict[str, Any]) -> None:
     """Record checks this process ran (``{"runtime", "source", "questions", "wrong"}``); the
     test running now carries them to the report."""
     _CHECKS.append(entry)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) this process and its waited-for children used so far."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def group_of(nodeid: str) -> str:
+    """The pytest-xdist group a test ran in (the ``@group`` suffix ``--dist loadgroup`` gives
+    its id), or its module when it has none."""
+    return nodeid.rsplit("@", 1)[1] if "@" in nodeid.rsplit("::", 1)[-1] else module_of(nodeid)
 
 
 class ProcessScan:
@@ -215,6 +233,9 @@ class SuiteReport:
         self.workers: dict[str, list[float]] = {}  # worker -> [seconds busy, first, last]
         self.checks: dict[tuple[str, str], dict[str, Any]] = {}
         self.outcomes: collections.Counter[str] = collections.Counter()
+        self.groups: collections.Counter[str] = collections.Counter()  # group -> seconds
+        self.tests: collections.Counter[str] = collections.Counter()  # test id -> seconds
+        self._cpu_before = 0.0
 
     # ----------------------------------------------------------- in each test process
     def pytest_sessionstart(self) -> None:
@@ -234,6 +255,7 @@ class SuiteReport:
         """Counts before the test's set-up."""
         _CHECKS.clear()
         self._before = self.counter.snapshot()
+        self._cpu_before = cpu_seconds()
         yield
 
     @pytest.hookimpl(hookwrapper=True)
@@ -242,7 +264,9 @@ class SuiteReport:
         yield
         after = self.counter.snapshot()
         started = {kind: after.get(kind, 0) - self._before.get(kind, 0) for kind in KINDS}
-        item.user_properties.append((_PROPERTY, {"started": started, "checks": list(_CHECKS)}))
+        item.user_properties.append((_PROPERTY, {
+            "started": started, "checks": list(_CHECKS),
+            "cpu": round(cpu_seconds() - self._cpu_before, 2)}))
         _CHECKS.clear()
 
     # ------------------------------------------------------ in the controlling process
@@ -251,9 +275,11 @@ class SuiteReport:
         if self.is_worker:
             return
         key = (module_of(report.nodeid), runtime_of(report.nodeid))
-        area = self.areas.setdefault(key, {"seconds": 0.0, "tests": 0,
+        area = self.areas.setdefault(key, {"seconds": 0.0, "cpu_seconds": 0.0, "tests": 0,
                                            **dict.fromkeys(KINDS, 0)})
         area["seconds"] += report.duration
+        self.groups[group_of(report.nodeid)] += report.duration
+        self.tests[report.nodeid.split("@", 1)[0]] += report.duration
         if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
             area["tests"] += 1
             self.outcomes[report.outcome] += 1
@@ -268,6 +294,7 @@ class SuiteReport:
                 continue
             for kind, n in value["started"].items():
                 area[kind] += n
+            area["cpu_seconds"] += value.get("cpu", 0.0)
             for entry in value["checks"]:
                 self.checks[(entry["runtime"], entry["source"])] = entry
 
@@ -275,9 +302,11 @@ class SuiteReport:
         """Wall time, test time, and how busy the workers were on average."""
         wall = time.time() - self.started
         busy = sum(w[0] for w in self.workers.values())
+        cpu = sum(a["cpu_seconds"] for a in self.areas.values())
         return {"wall_seconds": round(wall, 1), "test_seconds": round(busy, 1),
-                "workers": len(self.workers),
+                "cpu_seconds": round(cpu, 1), "workers": len(self.workers),
                 "busy_workers_on_average": round(busy / wall, 2) if wall else 0.0,
+                "busy_cores_on_average": round(cpu / wall, 2) if wall else 0.0,
                 **{kind: sum(a[kind] for a in self.areas.values()) for kind in KINDS}}
 
     def checks_per_runtime(self) -> dict[str, dict[str, int]]:
@@ -295,6 +324,8 @@ class SuiteReport:
         return {"totals": self.totals(), "outcomes": dict(self.outcomes),
                 "workers": {w: round(b[0], 1) for w, b in sorted(self.workers.items())},
                 "checks_per_runtime": self.checks_per_runtime(),
+                "longest_groups": {g: round(v, 1) for g, v in self.groups.most_common(10)},
+                "slowest_tests": {t: round(v, 1) for t, v in self.tests.most_common(40)},
                 "areas": [{"module": m, "runtime": r, **{k: round(v, 1) if isinstance(v, float)
                                                           else v for k, v in a.items()}}
                           for (m, r), a in sorted(self.areas.items(),
@@ -327,6 +358,9 @@ class SuiteReport:
         write(f"wall {t['wall_seconds']:.0f} s, tests {t['test_seconds']:.0f} s on "
               f"{t['workers']} worker(s): {t['busy_workers_on_average']} busy on average; "
               f"{t['kernels']} kernels, {t['harness runs']} harness runs started")
+        write(f"CPU {t['cpu_seconds']:.0f} s: {t['busy_cores_on_average']} cores busy on "
+              "average; longest groups: " + ", ".join(
+                  f"{g} {v:.0f} s" for g, v in self.groups.most_common(3)))
         for runtime, row in self.checks_per_runtime().items():
             write(f"checked on {runtime}: {row['exercises']} exercises, {row['questions']} "
                   f"questions, {row['wrong answers']} wrong answers")

@@ -69,6 +69,12 @@ def test_starts_a_kernel(runtime):
 
 def test_plain():
     pass
+
+
+def test_burns_cpu():
+    busy = ("import time; t = time.process_time(); "
+            "any(time.process_time() - t > 0.6 for _ in iter(int, 1))")
+    subprocess.run([sys.executable, "-c", busy])
 '''
 
 
@@ -94,7 +100,17 @@ def test_report_adds_up_modules_runtimes_and_kernels_under_xdist(tmp_path: Path)
     areas = {(a["module"], a["runtime"]): a for a in report["areas"]}
     assert {k: (a["tests"], a["kernels"]) for k, a in areas.items()} == {
         ("test_small", "colab"): (1, 1), ("test_small", "newest"): (1, 1),
-        ("test_small", "-"): (1, 0)}
-    assert report["totals"]["kernels"] == 2 and report["outcomes"] == {"passed": 3}
+        ("test_small", "-"): (2, 0)}
+    assert report["totals"]["kernels"] == 2 and report["outcomes"] == {"passed": 4}
     assert areas[("test_small", "colab")]["seconds"] >= 0.8
+    # CPU: the busy child's 0.6 s is counted; the sleeping "kernels" used next to none.
+    assert areas[("test_small", "-")]["cpu_seconds"] >= 0.5
+    assert areas[("test_small", "colab")]["cpu_seconds"] < 0.5
+    assert report["totals"]["cpu_seconds"] >= 0.5
+    assert set(report["longest_groups"]) == {"test_small", "test_small:colab",
+                                             "test_small:newest"}
+    assert report["longest_groups"]["test_small:colab"] >= 0.8
+    slowest = list(report["slowest_tests"])
+    assert slowest[0].endswith(("test_starts_a_kernel[colab]", "test_starts_a_kernel[newest]"))
+    assert "test_small.py::test_burns_cpu" in " ".join(slowest)
     assert report["totals"]["test_seconds"] <= report["totals"]["wall_seconds"] * 2
