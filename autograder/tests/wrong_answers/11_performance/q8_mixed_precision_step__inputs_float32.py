@@ -1,4 +1,4 @@
-# expect: not in bfloat16 (dot_general of float32 and float32)
+# expect: not in bfloat16 (dot_general of float32 and bfloat16)
 # The params cast to bfloat16 but x left float32: x @ w promotes to float32, so the products
 # run in float32 all the same
 def mixed_precision_step(loss_fn, params, x, y, lr):
