@@ -1,5 +1,5 @@
-# expect: stopping the gradient hides the NaN and the slope with it
-# diagnosis: stopping the gradient hides the NaN and the slope with it
+# expect: jax.lax.stop_gradient cut the slope off along with the problem
+# diagnosis: jax.lax.stop_gradient cut the slope off along with the problem
 # Mistake: jax.lax.stop_gradient around the distances: no NaN, and no gradient either
 def spread(x):
     """spread_naive(x), with a gradient free of NaN (0 from pairs of points at one place)."""
