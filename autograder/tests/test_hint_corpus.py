@@ -189,7 +189,7 @@ FIRED_BY: dict[str, str] = {
     "escaped-tracer": "02_pure_functions/q4_iterate__keeps_jitted_step",
     "incompatible-shapes": "07_vmap/q6_clipped_mean_gradient__scale_not_broadcast",
     "pmap-sizes": "08_sharding/q5_fsdp_sgd_step__pmap_whole_w",
-    "checkify-not-assert": "05_jit/q6_safe_log__assert",
+    "checkify-not-assert": "13_debugging/q1_safe_log__assert",
     "transformation-on-value": "05_jit/q4_sgd_step__grad_of_value",
     "export-not-jitted": "11_performance/q1_export_batched__plain_f_exported",
     "in-shardings-length": "08_sharding/q5_fsdp_sgd_step__in_shardings_short",

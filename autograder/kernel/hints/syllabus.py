@@ -10,7 +10,7 @@ is), every API taught after chapter 01 says where.
 :data:`TAUGHT` is the course's syllabus as the hints see it: every JAX name a hint writes, with
 the chapter (the two-digit prefix of a ``notebooks/`` stem) whose text teaches it. Chapters are
 compared in :data:`READING_ORDER`, the order of the book's table of contents: a stem's number is
-its name, and chapters added later (10, 11) are read earlier than their numbers say.
+its name, and chapters added later (10, 11, 13) are read earlier than their numbers say.
 ``autograder/tests/test_hint_table.py`` checks that each name appears in its chapter's notebook
 and that every ``jax.``/``lax.``/``jnp.`` name any hint writes is listed here.
 """
@@ -49,7 +49,8 @@ TAUGHT: dict[str, str] = {
 }
 
 # The chapters' two-digit prefixes in the order the book reads them (``_toc.yml``).
-READING_ORDER: tuple[str, ...] = ("01", "10", "02", "03", "04", "05", "11", "06", "07", "08", "09")
+READING_ORDER: tuple[str, ...] = ("01", "10", "02", "03", "04", "05", "13", "11", "06",
+                                  "07", "08", "09")
 
 _SPAN = re.compile(r"`[^`]+`")
 
