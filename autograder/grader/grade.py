@@ -59,6 +59,7 @@ from autograder.grader.judging.reference_run import (
     trusted_records,
 )
 from autograder.grader.release import SOLUTIONS
+from autograder.grader.renames import rename_note, renamed_to
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
 from autograder.grader.runtime_choice import (
@@ -365,7 +366,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.assignment and renamed_to(args.assignment, known):
+        print(f"warning: --assignment {args.assignment}: "
+              f"{rename_note(args.assignment, current_name(args.assignment, known))}",
+              file=sys.stderr)
     subs = discover(args.paths, known, args.assignment, args.source)
+    for sub in subs:
+        if sub.note:
+            print(f"warning: {sub.student}: {sub.note}", file=sys.stderr)
     if inputs.assignments is not None:  # --assignments: only these are graded and exported
         subs = [s for s in subs if s.assignment in inputs.assignments]
     if not subs:
