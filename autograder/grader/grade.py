@@ -42,6 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.core.renames import rename_note, renamed_to
 from autograder.grader.classroom import decisions
 from autograder.grader.course import (
     Limits,
@@ -59,7 +60,6 @@ from autograder.grader.judging.reference_run import (
     trusted_records,
 )
 from autograder.grader.release import SOLUTIONS
-from autograder.grader.renames import rename_note, renamed_to
 from autograder.grader.reports import EXPORTS, write_reports
 from autograder.grader.result import Result
 from autograder.grader.runtime_choice import (

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom import decisions
 from autograder.grader.grade import add_common_arguments
 from autograder.grader.judging.manifest import (
@@ -30,7 +31,6 @@ from autograder.grader.judging.manifest import (
     verify,
     write_manifest,
 )
-from autograder.grader.renames import refuse_old_name
 from autograder.grader.reports import write_reports
 from autograder.grader.result import Result
 from autograder.grader.submissions import assignments, is_safe_name
@@ -107,7 +107,7 @@ def merge(folders: list[Path], out: Path, key: bytes | None = None,
     ``key`` (default: :data:`~autograder.grader.judging.manifest.KEY_VARIABLE` from the
     environment), only shards whose manifest it signed are merged, and ``out`` gets a
     manifest signed with it too. ``known``: the course's assignments; a result under an old
-    name of one of them (:mod:`~autograder.grader.renames`) is refused.
+    name of one of them (:mod:`~autograder.core.renames`) is refused.
 
     Raises:
         ValueError: when two folders hold different results for one (student, assignment),

@@ -51,6 +51,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.core.renames import rename_note
 from autograder.grader.classroom import decisions
 from autograder.grader.grade import (
     SandboxRequired,
@@ -59,7 +60,6 @@ from autograder.grader.grade import (
     grade_submissions,
     grading_problem,
 )
-from autograder.grader.renames import rename_note
 from autograder.grader.result import Result
 from autograder.grader.submissions import (
     Submission,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.core.renames import RENAMED, current_name, submission_note
 from autograder.grader.release import SOLUTIONS
-from autograder.grader.renames import RENAMED, current_name, submission_note
 
 MAX_BYTES = 20 * 1024 * 1024
 
@@ -66,7 +66,7 @@ def safe_name(name: str) -> str:
 
 
 # Assignments renamed after learners could save copies: the table and the lookup live in
-# :mod:`autograder.grader.renames`. A notebook saved under an old name (``08_pmap.ipynb``,
+# :mod:`autograder.core.renames`. A notebook saved under an old name (``08_pmap.ipynb``,
 # Colab's ``Copy of 05_jit.ipynb``) is graded as the current assignment, its answer cells
 # matched to the current questions by their cell ids, like any submission's, with a note.
 

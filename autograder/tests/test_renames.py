@@ -1,4 +1,4 @@
-"""The table of renamed assignments (:mod:`autograder.grader.renames`) and every place the
+"""The table of renamed assignments (:mod:`autograder.core.renames`) and every place the
 grader meets an old name: a learner's notebook (graded as the new one, with a warning), the
 instructor's files (refused, naming the new name), an LMS column (a note), merged results
 (refused), and the instructor guide's table.
@@ -15,10 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grader.classroom.classlist import Override, read_canvas_gradebook
-from autograder.grader.classroom.decisions import Inputs, check_names, read_inputs
-from autograder.grader.classroom.term import read_term
-from autograder.grader.renames import (
+from autograder.core.renames import (
     MOVED_QUESTIONS,
     RENAMED,
     RENAMES,
@@ -28,6 +25,9 @@ from autograder.grader.renames import (
     old_names,
     renamed_to,
 )
+from autograder.grader.classroom.classlist import Override, read_canvas_gradebook
+from autograder.grader.classroom.decisions import Inputs, check_names, read_inputs
+from autograder.grader.classroom.term import read_term
 from autograder.grader.reports.exports import canvas_columns
 from autograder.grader.submissions import assignments, discover
 from autograder.tests.conftest import ROOT
@@ -190,3 +190,23 @@ def test_results_graded_under_an_old_name_are_not_merged(tmp_path: Path) -> None
             assert not (out / "ada").exists()
         else:
             assert [r.assignment for r in merge([shard], out, key=b"", known=KNOWN)] == [JIT]
+
+
+def test_a_notebook_saved_before_a_rename_finds_its_released_values(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """Does a saved notebook's test cell, ``expected_values("05_jit", test, digest)``, find
+    the values released under that digest in the values file of the new name (06_jit.json,
+    which a release keeps them in); does a digest no file has still stop with the one-line
+    mismatch; and does a name with no rename find nothing in another exercise's file?"""
+    from autograder.core.released import digest, render_values
+    from autograder.kernel import reporter
+
+    values = {"q1_tests": {digest([]): []}}
+    (tmp_path / f"{JIT}.json").write_text(render_values(JIT, values))
+    monkeypatch.setattr(reporter, "released_folders", lambda: [tmp_path])
+    assert reporter.released_values(OLD, "q1_tests", digest([])) == []
+    assert reporter.released_values(JIT, "q1_tests", digest([])) == []
+    with pytest.raises(reporter.ReleaseMismatch, match="different releases"):
+        reporter.released_values(OLD, "q1_tests", "0" * 12)
+    with pytest.raises(reporter.ReleaseMismatch):
+        reporter.released_values("07_vmap_x", "q1_tests", digest([]))

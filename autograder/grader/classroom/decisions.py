@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom.classlist import (
     Applied,
     CanvasGradebook,
@@ -39,7 +40,6 @@ from autograder.grader.classroom.classlist import (
     read_roster,
 )
 from autograder.grader.classroom.term import LmsLate, Term, decide, read_term
-from autograder.grader.renames import refuse_old_name
 from autograder.grader.result import Result
 
 KEPT_OVERRIDES = "overrides.csv"

@@ -74,9 +74,9 @@ from collections import Counter
 from dataclasses import dataclass, fields
 from pathlib import Path, PurePosixPath
 
+from autograder.core.renames import rename_note
 from autograder.grader.classroom.classlist import ROSTER_COLUMNS, read_canvas_gradebook
 from autograder.grader.release import SOLUTIONS
-from autograder.grader.renames import rename_note
 from autograder.grader.safe_csv import csv_plain, write_csv
 from autograder.grader.submissions import (
     MAX_BYTES,

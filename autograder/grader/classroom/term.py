@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom.classlist import Roster
-from autograder.grader.renames import refuse_old_name
 from autograder.grader.result import Result
 
 SCHEDULE_KEYS = {"released", "due", "closed", "late_penalty", "missing"}

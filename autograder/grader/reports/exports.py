@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.core.renames import lms_title_note
 from autograder.grader.classroom.classlist import (
     MOODLE_KEYS,
     CanvasGradebook,
@@ -16,7 +17,6 @@ from autograder.grader.classroom.classlist import (
     Roster,
 )
 from autograder.grader.classroom.term import Decision, decide
-from autograder.grader.renames import lms_title_note
 from autograder.grader.reports.common import by_submission, format_score, write_csv
 from autograder.grader.result import Result
 

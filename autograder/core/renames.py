@@ -17,8 +17,14 @@ side do with an old name comes from it:
   (:func:`refuse_old_name`): going on would put a schedule, a hand-set score or a grade under
   a name the course no longer grades;
 - an LMS gradebook column titled with the old name gets a note naming the new one;
+- a notebook saved before a rename still finds its released expected values: its test cells
+  name the old exercise, and :func:`rename_chain` leads the learner's kernel to the values file
+  under the new name (:func:`autograder.kernel.reporter.released_values`);
 - the table in book/instructors.md ("Renamed assignments") is :func:`markdown_table`, and a
   test checks it.
+
+It lives in ``core`` (plain data, no imports) so that the grader, the classroom side and the
+learner's kernel read the same table.
 
 A chain (``08_pmap`` -> ``08_sharding`` -> ``11_sharding``) is followed to the name the course
 defines now, so a table entry never needs rewriting when a later rename comes.
@@ -82,6 +88,12 @@ def _chain(name: str) -> list[str]:
     while chain[-1] in RENAMED and RENAMED[chain[-1]] not in chain:
         chain.append(RENAMED[chain[-1]])
     return chain
+
+
+def rename_chain(name: str) -> list[str]:
+    """``name`` and every later name of it, oldest first: where a learner-side lookup by an
+    old name (a saved notebook's ``expected_values("05_jit", ...)``) looks in turn."""
+    return _chain(name)
 
 
 def current_name(name: str, known: Iterable[str]) -> str:
