@@ -210,3 +210,28 @@ def test_a_notebook_saved_before_a_rename_finds_its_released_values(tmp_path: Pa
         reporter.released_values(OLD, "q1_tests", "0" * 12)
     with pytest.raises(reporter.ReleaseMismatch):
         reporter.released_values("07_vmap_x", "q1_tests", digest([]))
+
+
+def test_grading_into_results_under_an_old_name_says_so(tmp_path: Path, monkeypatch,
+                                                        capsys) -> None:
+    """Does ``grade`` into a results folder that holds last term's ``bob/05_jit`` results stop
+    before grading (as for any earlier results it would drop) and name the rename; and does
+    the honest twin, earlier results under a current name, stop without that sentence?"""
+    from autograder.__main__ import main
+    from autograder.grader.result import Result
+
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in KNOWN:
+        (source / f"{name}.ipynb").write_text("{}")
+    (tmp_path / "subs" / "ada").mkdir(parents=True)
+    (tmp_path / "subs" / "ada" / f"{JIT}.ipynb").write_text("{}")
+    monkeypatch.setenv("LEARN_JAX_NO_SANDBOX", "1")  # so that nothing could be graded
+    for name, said in ((OLD, True), ("04_prng", False)):
+        out = tmp_path / f"out-{name}"
+        Result("bob", name, f"bob/{name}.ipynb", score=3.0, max_score=5).write(out)
+        status = main(["grade", str(tmp_path / "subs"), "--source", str(source),
+                       "--require-sandbox", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert status == 2 and "holds earlier results of 1 submission(s)" in err
+        assert ("graded under an old name: 05_jit is now 06_jit" in err) is said, err
