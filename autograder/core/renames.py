@@ -52,7 +52,7 @@ _ORDER_WHY = "chapters numbered in the order the book reads them"
 #: Every rename, oldest first. Add a line when a chapter is renamed; keep it while files with
 #: the old name exist (saved notebooks, term files, LMS columns, results folders).
 RENAMES: tuple[Rename, ...] = (
-    Rename("08_pmap", "08_sharding", "2025-09", "chapter 08 teaches meshes and shardings first"),
+    Rename("08_pmap", "08_sharding", "2026-11-25", "chapter 08 teaches meshes and shardings first"),
     Rename("10_key_concepts", "02_key_concepts", READING_ORDER, _ORDER_WHY),
     Rename("02_pure_functions", "03_pure_functions", READING_ORDER, _ORDER_WHY),
     Rename("03_prng", "04_prng", READING_ORDER, _ORDER_WHY),
