@@ -42,6 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder.core.renames import rename_note, renamed_to
 from autograder.grader.classroom import decisions
 from autograder.grader.course import (
     Limits,
@@ -365,7 +366,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.assignment and renamed_to(args.assignment, known):
+        print(f"warning: --assignment {args.assignment}: "
+              f"{rename_note(args.assignment, current_name(args.assignment, known))}",
+              file=sys.stderr)
     subs = discover(args.paths, known, args.assignment, args.source)
+    for sub in subs:
+        if sub.note:
+            print(f"warning: {sub.student}: {sub.note}", file=sys.stderr)
     if inputs.assignments is not None:  # --assignments: only these are graded and exported
         subs = [s for s in subs if s.assignment in inputs.assignments]
     if not subs:
@@ -386,12 +394,19 @@ def run(args: argparse.Namespace) -> int:
     earlier = earlier_results(args.out) - {(s.student, s.assignment) for s in subs}
     if earlier:
         student, assignment = min(earlier)
+        old = sorted({a for _, a in earlier if renamed_to(a, known)})
+        renamed = ""
+        if old:
+            renamed = (" Some were graded under an old name: "
+                       f"{rename_note(old[0], current_name(old[0], known))}; grade the "
+                       "submissions again into a new --out.")
         print(f"error: {args.out} holds earlier results of {len(earlier)} submission(s) this "
               f"run does not grade (first: {student} · {assignment}); grading into it would "
               "drop them from grades.csv and the exports. To regrade some students, "
               "assignments or questions into it, use `python -m autograder regrade "
               f"{args.out} --submissions DIR --student S` (see book/grading.md, "
-              "\"Regrading\"); to grade these alone, give another --out", file=sys.stderr)
+              "\"Regrading\"); to grade these alone, give another --out." + renamed,
+              file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     try:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom import decisions
 from autograder.grader.grade import add_common_arguments
 from autograder.grader.judging.manifest import (
@@ -100,15 +101,18 @@ def read_results(folder: Path, key: bytes | None = None
 
 
 def merge(folders: list[Path], out: Path, key: bytes | None = None,
-          check: Callable[[set[str]], None] | None = None) -> list[Result]:
+          check: Callable[[set[str]], None] | None = None,
+          known: list[str] | None = None) -> list[Result]:
     """Copy every result folder of ``folders`` into ``out``; return the results. With
     ``key`` (default: :data:`~autograder.grader.judging.manifest.KEY_VARIABLE` from the
     environment), only shards whose manifest it signed are merged, and ``out`` gets a
-    manifest signed with it too.
+    manifest signed with it too. ``known``: the course's assignments; a result under an old
+    name of one of them (:mod:`~autograder.core.renames`) is refused.
 
     Raises:
         ValueError: when two folders hold different results for one (student, assignment),
-            or a folder does not verify (:func:`read_results`); nothing is copied then.
+            a result is under an old assignment name, or a folder does not verify
+            (:func:`read_results`); nothing is copied then.
     """
     key = read_key() if key is None else key
     merged: dict[tuple[str, str], tuple[Result, Path]] = {}
@@ -119,6 +123,11 @@ def merge(folders: list[Path], out: Path, key: bytes | None = None,
                                  f"student {key_[0]}, assignment {key_[1]}: merge each shard "
                                  "once, from one grading run")
             merged.setdefault(key_, (result, where))
+    for (_, assignment), (_, where) in sorted(merged.items()):
+        refuse_old_name(assignment, known, f"{where}", "these results were graded under the "
+                        "old name: regrade the submissions (`python -m autograder regrade`) "
+                        "so that they are graded as {new}; merged as they are, they would "
+                        "land in no column of the gradebook or the LMS")
     if check is not None:  # before anything is copied
         check({student for student, _ in merged})
     for (student, assignment), (_, where) in merged.items():
@@ -143,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
         known = assignments(args.source)
         inputs = decisions.read_inputs(args, args.out, known, args.results)
         results = merge(args.results, args.out,
-                        check=lambda students: decisions.check_names(inputs, students, known))
+                        check=lambda students: decisions.check_names(inputs, students, known),
+                        known=known)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

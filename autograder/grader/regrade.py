@@ -51,6 +51,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.core.renames import rename_note
 from autograder.grader.classroom import decisions
 from autograder.grader.grade import (
     SandboxRequired,
@@ -218,7 +219,11 @@ def _usage_error(args: argparse.Namespace, known: list[str]) -> str:
     if args.question and not args.assignment:
         return "--question needs --assignment (the assignment the question is in)"
     if args.assignment:
-        args.assignment = current_name(args.assignment, known)
+        new = current_name(args.assignment, known)
+        if new != args.assignment:
+            print(f"warning: --assignment {args.assignment}: {rename_note(args.assignment, new)}",
+                  file=sys.stderr)
+        args.assignment = new
         if args.assignment not in known:
             return f"unknown assignment {args.assignment!r}; known: {', '.join(known)}"
     if args.question:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.core.renames import RENAMED, current_name, submission_note
 from autograder.grader.release import SOLUTIONS
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -31,6 +32,7 @@ class Submission:
     student: str
     assignment: str
     problem: str = ""
+    note: str = ""  # a warning for the instructor (a notebook saved under an old name)
 
 
 
@@ -63,27 +65,10 @@ def safe_name(name: str) -> str:
     return f"{cleaned.rstrip('._-') or 'student'}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-# Assignments renamed after learners could save copies: old stem -> current stem. A notebook
-# saved under the old name (``08_pmap.ipynb``, Colab's ``Copy of 08_pmap.ipynb``) is graded as
-# the current assignment, its answer cells matched to the current questions by their cell ids,
-# like any submission's. Add a line when a chapter is renamed; keep it while saved copies exist.
-RENAMED: dict[str, str] = {
-    "08_pmap": "08_sharding",  # chapter 08 now teaches meshes and shardings first
-}
-
-
-def current_name(name: str, known: list[str]) -> str:
-    """The assignment ``name`` means today: ``name`` itself when the course defines it, else
-    its new name from :data:`RENAMED` when the course defines that, else ``name`` unchanged.
-
-    Args:
-        name: an assignment name or file stem, e.g. ``"08_pmap"``.
-        known: the assignment names the course defines (:func:`assignments`).
-    """
-    if name in known:
-        return name
-    renamed = RENAMED.get(name)
-    return renamed if renamed in known else name
+# Assignments renamed after learners could save copies: the table and the lookup live in
+# :mod:`autograder.core.renames`. A notebook saved under an old name (``08_pmap.ipynb``,
+# Colab's ``Copy of 05_jit.ipynb``) is graded as the current assignment, its answer cells
+# matched to the current questions by their cell ids, like any submission's, with a note.
 
 
 def _assignment_of(stem: str, known: list[str]) -> str:
@@ -92,9 +77,16 @@ def _assignment_of(stem: str, known: list[str]) -> str:
     renamed assignment's old name gives its current one (:data:`RENAMED`)."""
     if stem in known:
         return stem
+    return current_name(_named_in(stem, known), known)
+
+
+def _named_in(stem: str, known: list[str]) -> str:
+    """The known or renamed assignment name a file's stem holds (the longest), else the
+    stem."""
+    if stem in known:
+        return stem
     names = [*known, *(old for old in RENAMED if current_name(old, known) != old)]
-    found = next((a for a in sorted(names, key=len, reverse=True) if a in stem), stem)
-    return current_name(found, known)
+    return next((a for a in sorted(names, key=len, reverse=True) if a in stem), stem)
 
 
 def _walk(root: Path) -> list[tuple[Path, bool]]:
@@ -220,6 +212,9 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
                 problem = (f"{rel} is a symbolic link; links are not followed: submit the "
                            "notebook file itself")
             sub = Submission(path, folder, name, problem)
+            old = _named_in(path.stem, known)
+            if not problem and old != named and old not in known and named in known:
+                sub.note = submission_note(path.stem, old, named)
             if assignment and not given and named != assignment:
                 guessed.add(id(sub))
             found.append(sub)

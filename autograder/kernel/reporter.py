@@ -28,6 +28,7 @@ from pathlib import Path
 
 from autograder.core.evidence import MIME, Entry, unpack
 from autograder.core.released import NAME_RE, read_values
+from autograder.core.renames import rename_chain
 
 # The values files of the course's own exercises (package data, written by the release).
 RELEASED = Path(__file__).resolve().with_name("released")
@@ -108,14 +109,17 @@ def released_values(exercise: str, test_id: str, digest: str) -> list[Entry]:
             come from different releases), in one line that says what to do.
     """
     if NAME_RE.match(exercise) and NAME_RE.match(test_id):
-        for folder in released_folders():
-            path = folder / f"{exercise}.json"
-            try:
-                sets = read_values(path.read_text(), exercise)
-            except (OSError, ValueError):  # a missing or unreadable file: look further
-                continue
-            if digest in sets.get(test_id, {}):
-                return sets[test_id][digest]
+        # a notebook saved before its chapter was renamed names the old exercise: its values
+        # are kept, under their digests, in the file of the new name (core.renames)
+        for name in rename_chain(exercise):
+            for folder in released_folders():
+                path = folder / f"{name}.json"
+                try:
+                    sets = read_values(path.read_text(), name)
+                except (OSError, ValueError):  # a missing or unreadable file: look further
+                    continue
+                if digest in sets.get(test_id, {}):
+                    return sets[test_id][digest]
     raise ReleaseMismatch(
         f"This notebook and the installed course package come from different releases (no "
         f"expected values {digest} for {exercise} {test_id}): run the set-up cell at the top "

@@ -17,7 +17,7 @@ import pytest
 from autograder.__main__ import main
 from autograder.grader.grade import _usage_error
 from autograder.grader.release import ROOT
-from autograder.grader.submissions import RENAMED, Submission, current_name, discover
+from autograder.grader.submissions import Submission, current_name, discover
 from autograder.tests.harness_runs import times_answers
 
 EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points); empty-stub is the
@@ -55,7 +55,6 @@ def test_renamed_assignment_grades_under_its_new_name(tmp_path: Path) -> None:
     the old name kept when the course still defines it; and is a student's old and new copy of
     one assignment marked as two files for one identity?"""
     known = ["07_vmap", "08_sharding"]
-    assert RENAMED["08_pmap"] == "08_sharding"
     assert current_name("08_pmap", known) == "08_sharding"
     assert current_name("08_pmap", ["08_pmap", "08_sharding"]) == "08_pmap"
     assert current_name("08_pmap", ["07_vmap"]) == "08_pmap"  # nothing to map it to

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom.classlist import (
     Applied,
     CanvasGradebook,
@@ -232,6 +233,8 @@ def check_names(inputs: Inputs, students: set[str], known: list[str] | None) -> 
     for o in inputs.overrides:
         where = f"overrides {inputs.overrides_file}: line {o.line}"
         if known is not None and o.assignment not in known:
+            refuse_old_name(o.assignment, known, where, "write {new} for {old} in the "
+                            "overrides file's assignment column")
             raise ValueError(f"{where}: unknown assignment {o.assignment!r}; known: "
                              f"{', '.join(known)}")
         if listed and o.student.casefold() not in names:
@@ -270,6 +273,8 @@ def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = N
         overrides_file = kept_overrides(out, list(earlier or []))
     chosen = getattr(args, "assignments", None)
     if chosen and known is not None:
+        for a in chosen:
+            refuse_old_name(a, known, "--assignments", "give {new}")
         unknown = [a for a in chosen if a not in known]
         if unknown:
             raise ValueError(f"--assignments: unknown assignment {', '.join(unknown)}; known: "
@@ -277,10 +282,17 @@ def read_inputs(args: argparse.Namespace, out: Path, known: list[str] | None = N
     moodle, term = getattr(args, "moodle_gradebook", None), getattr(args, "term", None)
     marks, maximum, learners = read_marks(lms_records(args))
     maximum.update(getattr(args, "moodle_maximum", None) or {})
+    for a in getattr(args, "moodle_maximum", None) or {}:
+        refuse_old_name(a, known, "--moodle-maximum", "give {new}=POINTS")
+    columns = read_column_map(args.canvas_columns) if args.canvas_columns else {}
+    for a in columns:
+        refuse_old_name(a, known, f"Canvas column map {args.canvas_columns}",
+                        "write {new} for {old} in its assignment column (the canvas_column "
+                        "stays the LMS's own)")
     return Inputs(
         roster=read_roster(args.roster) if args.roster else None,
         canvas=read_canvas_gradebook(args.canvas_gradebook) if args.canvas_gradebook else None,
-        canvas_columns=read_column_map(args.canvas_columns) if args.canvas_columns else {},
+        canvas_columns=columns,
         overrides=read_overrides(overrides_file) if overrides_file else [],
         overrides_file=overrides_file,
         moodle=read_moodle_gradebook(moodle) if moodle else None,

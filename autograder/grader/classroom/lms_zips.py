@@ -74,6 +74,7 @@ from collections import Counter
 from dataclasses import dataclass, fields
 from pathlib import Path, PurePosixPath
 
+from autograder.core.renames import rename_note
 from autograder.grader.classroom.classlist import ROSTER_COLUMNS, read_canvas_gradebook
 from autograder.grader.release import SOLUTIONS
 from autograder.grader.safe_csv import csv_plain, write_csv
@@ -696,6 +697,8 @@ def run(args: argparse.Namespace) -> int:
     """Unpack; exit status 0, or 2 with one line saying why nothing was written."""
     known = assignments(args.source)
     assignment = current_name(args.assignment, known)
+    if assignment != args.assignment:
+        print(f"warning: {rename_note(args.assignment, assignment)}", file=sys.stderr)
     try:
         if assignment not in known:
             raise UnpackError(f"unknown assignment {args.assignment!r}; known: "

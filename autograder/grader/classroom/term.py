@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from autograder.core.renames import refuse_old_name
 from autograder.grader.classroom.classlist import Roster
 from autograder.grader.result import Result
 
@@ -157,6 +158,9 @@ def read_term(path: Path, known: Iterable[str] | None = None) -> Term:
             return f"term file {path}: line {_key_line(text, start, key) or '?'}"
 
         if known_names is not None and name not in known_names:
+            refuse_old_name(name, known_names, where, "rename [assignment.{old}] to "
+                            "[assignment.{new}] in the term file, and assignment = \"{old}\" "
+                            "in its [[extension]], [[excused]] and [[submitted]] entries")
             raise ValueError(f"{where}: unknown assignment {name!r}; known: "
                              f"{', '.join(sorted(known_names))}")
         if not isinstance(entry, dict):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.core.renames import lms_title_note
 from autograder.grader.classroom.classlist import (
     MOODLE_KEYS,
     CanvasGradebook,
@@ -176,9 +177,11 @@ def canvas_columns(book: CanvasGradebook, assignments: Iterable[str],
         else:
             hits = [i for i, title in graded.items() if _names(title, a)]
             if not hits:
-                notes.append(f"{a}: no Canvas assignment's title names it; create the "
-                             "assignment in Canvas and export the gradebook again, or map it "
-                             "(--canvas-columns); its scores are not exported")
+                old = lms_title_note(a, graded.values(), _names)
+                notes.append(f"{a}: no Canvas assignment's title names it; "
+                             + (f"{old}; " if old else "create the assignment in Canvas and "
+                                "export the gradebook again, or map it (--canvas-columns); ")
+                             + "its scores are not exported")
                 continue
             if len(hits) > 1:
                 shown = ", ".join(book.header[i] for i in hits)
@@ -338,8 +341,10 @@ def _moodle_from_gradebook(results: list[Result], path: Path, classroom: Classro
     for a in grid.assignments:
         hits = [i for i, title in items.items() if _names(title, a)]
         if len(hits) != 1:
+            old = "" if hits else lms_title_note(a, items.values(), _names)
             notes.append(f"{a}: {'no' if not hits else 'more than one'} Moodle grade item "
-                         "(Real) names it; its scores are not in the Moodle import")
+                         f"(Real) names it; {old + '; ' if old else ''}its scores are not in "
+                         "the Moodle import")
             continue
         maximum = moodle_maximum(book, hits[0], a, classroom)
         if maximum is None or maximum <= 0:
