@@ -31,6 +31,7 @@ course package is reinstalled on every ``setup``, so kernels run the working tre
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import fcntl
 import glob
@@ -401,8 +402,12 @@ def main(argv: list[str] | None = None) -> int:
             raise SetupError(f"unknown runtime {', '.join(unknown)}: choose from "
                              f"{', '.join(RUNTIMES)}")
         with locked():
-            for name in names:
-                build(name)
+            for name in names:  # each base interpreter first: a Debian root is made once
+                _venv_python_argv(requirements(name)[0])
+            # The runtimes' venvs are independent: pip fills them side by side (downloads
+            # and unpacking overlap), and the first failure is raised here.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
+                list(pool.map(build, names))
             install_package(names)
         for name in names:
             found = versions(name)
