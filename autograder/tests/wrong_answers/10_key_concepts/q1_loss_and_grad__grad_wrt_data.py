@@ -11,5 +11,8 @@ def loss(params, xs, ys):
                      + (1 - ys) * jax.nn.log_sigmoid(-scores))
 
 
-def loss_and_grad(params, xs, ys):
-    return jax.value_and_grad(loss, argnums=1)(params, xs, ys)
+def loss_and_grad(params, xs, ys, l2):
+    def penalised(params, xs):
+        return loss(params, xs, ys) + l2 * jnp.sum(params["w"] ** 2)
+
+    return jax.value_and_grad(penalised, argnums=1)(params, xs)

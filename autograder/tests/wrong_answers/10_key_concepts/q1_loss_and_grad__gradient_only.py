@@ -11,5 +11,5 @@ def loss(params, xs, ys):
                      + (1 - ys) * jax.nn.log_sigmoid(-scores))
 
 
-def loss_and_grad(params, xs, ys):
-    return jax.grad(loss)(params, xs, ys)
+def loss_and_grad(params, xs, ys, l2):
+    return jax.grad(lambda p: loss(p, xs, ys) + l2 * jnp.sum(p["w"] ** 2))(params)
