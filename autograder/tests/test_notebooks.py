@@ -19,7 +19,8 @@ from autograder.tests.conftest import toc_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
-            "07_vmap", "08_sharding", "09_capstone", "10_key_concepts", "11_performance"]
+            "07_vmap", "08_sharding", "09_capstone", "10_key_concepts", "11_performance",
+            "12_shard_map"]
 FOLDERS = ["notebooks", "solutions", "exercises"]
 ALL = [ROOT / f / f"{c}.ipynb" for f in FOLDERS for c in CHAPTERS]
 
@@ -29,7 +30,7 @@ def _read(path: Path) -> nbformat.NotebookNode:
 
 
 def test_one_stem_per_chapter_in_every_folder() -> None:
-    """Does every folder hold exactly the eleven chapter stems?"""
+    """Does every folder hold exactly the chapter stems?"""
     for folder in FOLDERS:
         assert sorted(p.stem for p in (ROOT / folder).glob("*.ipynb")) == CHAPTERS, folder
 
