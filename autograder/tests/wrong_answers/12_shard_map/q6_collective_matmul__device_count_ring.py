@@ -1,4 +1,4 @@
-# expect: Case: a mesh of half the devices
+# expect: take n from mesh.shape['data'], not from jax.local_device_count()
 # The ring is as long as the machine, not the mesh axis: right only when they agree
 @functools.partial(jax.jit, static_argnames="mesh")
 def collective_matmul(x, w, mesh):
