@@ -364,7 +364,7 @@ def test_bincount_without_length_under_jit_gets_a_hint() -> None:
 
 
 def _centre_with_pmap_axis(x, mesh):
-    """08 Question 6 ported to shard_map with pmap's axis name "i" kept in the collective."""
+    """12 Question 2 ported to shard_map with pmap's axis name "i" kept in the collective."""
     def per_device(block):
         return block - jax.lax.psum(block.sum(axis=0), "i")
 
@@ -470,6 +470,6 @@ def test_the_chapter_of_a_test_cell() -> None:
         assert chapter_of_cell(graded) == "05_jit"
     finally:
         del linecache.cache[graded]
-    assert chapter_of_cell("<08_sharding tests q6_center_columns_tests>") == "08_sharding"
+    assert chapter_of_cell("<12_shard_map tests q2_center_columns_tests>") == "12_shard_map"
     assert chapter_of_cell("/tmp/ipykernel_1/2.py", {}) is None
     assert chapter_of_cell("<99_unknown tests>") is None

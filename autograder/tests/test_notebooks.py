@@ -20,7 +20,7 @@ from autograder.tests.conftest import toc_pages
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
             "07_vmap", "08_sharding", "09_capstone", "10_key_concepts", "11_performance",
-            "13_debugging"]
+            "12_shard_map", "13_debugging"]
 FOLDERS = ["notebooks", "solutions", "exercises"]
 ALL = [ROOT / f / f"{c}.ipynb" for f in FOLDERS for c in CHAPTERS]
 

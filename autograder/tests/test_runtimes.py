@@ -219,7 +219,7 @@ CAUGHT_EARLIER = {
 # one lets them through to the test's own check: (source stem, case) -> the oldest JAX that
 # stops it, and why. There too the `# expect:` text shows on every version.
 CAUGHT_LATER_BEFORE = {
-    ("08_sharding", "q5_fsdp_sgd_step__unplaced_first_w"): (
+    ("12_shard_map", "q1_fsdp_sgd_step__unplaced_first_w"): (
         (0, 10), "JAX 0.10 and later refuse the unplaced NumPy w at the call (shard_map's "
         "in_specs on explicit axes; a ValueError and the test's advice), while Colab's 0.7.2 "
         "takes it and compiles the loop's second step again, which the compile count names"),
@@ -228,7 +228,7 @@ CAUGHT_LATER_BEFORE = {
 # versions by design (a name that exists on one version only): (source stem, case) -> the text
 # the message must hold on a JAX of that version (the spelling that works there).
 SPELLED_PER_VERSION = {
-    ("08_sharding", "q7_smooth_sequences__other_version_collective"):
+    ("12_shard_map", "q3_smooth_sequences__other_version_collective"):
         lambda version: "jax.lax.pvary(x, axis_name)" if version < (0, 8, 2)
         else 'jax.lax.pcast(x, axis_name, to="varying")',
 }

@@ -10,7 +10,7 @@ is), every API taught after chapter 01 says where.
 :data:`TAUGHT` is the course's syllabus as the hints see it: every JAX name a hint writes, with
 the chapter (the two-digit prefix of a ``notebooks/`` stem) whose text teaches it. Chapters are
 compared in :data:`READING_ORDER`, the order of the book's table of contents: a stem's number is
-its name, and chapters added later (10, 11, 13) are read earlier than their numbers say.
+its name, and chapters added later (10, 11, 12, 13) are read earlier than their numbers say.
 ``autograder/tests/test_hint_table.py`` checks that each name appears in its chapter's notebook
 and that every ``jax.``/``lax.``/``jnp.`` name any hint writes is listed here.
 """
@@ -40,17 +40,19 @@ TAUGHT: dict[str, str] = {
     "lax.fori_loop": "06", "fori_loop": "06",
     # 07 vmap
     "jax.vmap": "07", "vmap": "07", "in_axes": "07",
-    # 08 sharding
-    "jax.pmap": "08", "pmap": "08", "axis_name": "08", "jax.shard_map": "08",
-    "shard_map": "08", "in_specs": "08", "out_specs": "08", "psum": "08", "pmean": "08",
-    "all_gather": "08", "out_sharding": "08", "reshard": "08", "jax.set_mesh": "08",
+    # 08 sharding with jit
+    "out_sharding": "08", "reshard": "08", "jax.set_mesh": "08",
     "NamedSharding": "08", "PartitionSpec": "08", "P(": "08", "Explicit": "08",
     "jax.device_put": "08",
+    # 12 shard_map and collectives (read after 08)
+    "jax.pmap": "12", "pmap": "12", "axis_name": "12", "jax.shard_map": "12",
+    "shard_map": "12", "in_specs": "12", "out_specs": "12", "psum": "12", "pmean": "12",
+    "all_gather": "12",
 }
 
 # The chapters' two-digit prefixes in the order the book reads them (``_toc.yml``).
 READING_ORDER: tuple[str, ...] = ("01", "10", "02", "03", "04", "05", "13", "11", "06",
-                                  "07", "08", "09")
+                                  "07", "08", "12", "09")
 
 _SPAN = re.compile(r"`[^`]+`")
 
