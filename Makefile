@@ -21,7 +21,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE := false
 help:
 	@echo "make book    build the web book into _build/html, executed on the newest JAX"
 	@echo "make test    set up, build the book, and run the whole test suite (every runtime)"
-	@echo "make test-chapter CH=05  everything about one chapter, on every runtime"
+	@echo "make test-chapter CH=06  everything about one chapter, on every runtime"
 	@echo "make test-runtimes  run every chapter and exercise on the Python 3.13 runtimes"
 	@echo "make test-colab / test-newest  the same on Colab's runtime / the newest JAX only"
 	@echo "make release regenerate exercises/ from solutions/"
@@ -147,9 +147,9 @@ test: setup setup-runtimes lint browser-deps sandbox-deps db-deps
 	  --dist loadgroup
 
 # Everything about one chapter, on every runtime: its notebook, its exercise's reference, stub
-# and wrong answers, its hints and compile audit, its released files (make test-chapter CH=05).
+# and wrong answers, its hints and compile audit, its released files (make test-chapter CH=06).
 test-chapter: setup setup-runtimes sandbox-deps
-	@test -n "$(CH)" || { echo "Name the chapter: make test-chapter CH=05"; exit 2; }
+	@test -n "$(CH)" || { echo "Name the chapter: make test-chapter CH=06"; exit 2; }
 	@$(BYTECODE)
 	LEARN_JAX_RUNTIMES="tools colab newest" $(PY) -m pytest -ra -n $(TEST_WORKERS) \
 	  --dist loadgroup --chapter $(CH)

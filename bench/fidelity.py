@@ -46,9 +46,9 @@ FIXTURES = ROOT / "autograder" / "tests" / "wrong_answers"
 # question -> the wrong answer that is numerically right but slow (the case a timing test
 # alone must catch)
 CASES = {
-    ("05_jit", "q5_fast_smooth"): "not_jitted",
-    ("07_vmap", "q5_fast_mlp"): "python_loop",
-    ("09_capstone", "q5_build_train_step"): "not_jitted",
+    ("06_jit", "q5_fast_smooth"): "not_jitted",
+    ("10_vmap", "q5_fast_mlp"): "python_loop",
+    ("13_capstone", "q5_build_train_step"): "not_jitted",
 }
 _RATIO = re.compile(r"ran ([0-9.]+)x faster")
 _NON_TIMING = ("check_jitted", "check_no_retrace", "check_vectorised", "cache_size")
@@ -225,7 +225,7 @@ def _here(condition: str, cases: dict[tuple[str, str], str], runs: int,
           share: list[int] | None, advance: Any) -> dict[str, Any]:
     """One condition on the grader's own runtime: each question in a fresh process (pinned to
     ``share`` for the pinned condition), as a grading kernel starts fresh for each notebook: a
-    chapter whose set-up cell asks for simulated devices (09) gets them before JAX starts."""
+    chapter whose set-up cell asks for simulated devices (13) gets them before JAX starts."""
     import concurrent.futures
 
     context = multiprocessing.get_context("spawn")  # a fresh process, JAX not started yet

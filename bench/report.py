@@ -399,7 +399,7 @@ ACCELERATOR_SECTIONS = (
     ("The course's own speedups on a GPU", "gpu/course_speedups",
      lambda d: _speedups(d, "gpu/course_speedups"),
      "The same charts with the chapters run on one GPU, at the sizes the chapters pick for a "
-     "GPU (`python -m bench.run --only speedups` there). Chapters 08 and 09 ask for eight "
+     "GPU (`python -m bench.run --only speedups` there). Chapters 11 and 13 ask for eight "
      "simulated CPU devices when fewer than two accelerators exist, so their charts ran on "
      "the CPU; the table says which device each chart ran on only through its title."),
 )

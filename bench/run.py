@@ -31,7 +31,7 @@ NAMES = ("throughput", "fidelity", "build", "speedups", "term")
 
 
 def _throughput(tiny: bool, out: Path, _timings: Path, runtimes: list[str]) -> None:
-    data = (throughput.run(size=2, chapters=["02_pure_functions"], unpinned=False,
+    data = (throughput.run(size=2, chapters=["03_pure_functions"], unpinned=False,
                            machine=(0.3, 1), runtimes=runtimes) if tiny
             else throughput.run(runtimes=runtimes))
     throughput.plot(data, out / "grading_throughput.png")
@@ -76,7 +76,7 @@ def _build(tiny: bool, out: Path, timings: Path, _runtimes: list[str]) -> None:
 
 def _speedups(tiny: bool, out: Path, timings: Path, _runtimes: list[str]) -> None:
     if tiny:
-        data = speedups.run(chapters=["10_key_concepts"])  # two charts
+        data = speedups.run(chapters=["02_key_concepts"])  # two charts
     else:  # the clean book build of this run recorded every chart; else run the chapters
         data = speedups.run(record=timings if timings.exists() else None)
     speedups.plot(data, out / "course_speedups.png")

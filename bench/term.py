@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENTS = ("01_arrays", "02_pure_functions", "03_prng")
-CANVAS_TITLES = {"01_arrays": "Lab 1: Arrays", "02_pure_functions": "Lab 2: Pure functions",
-                 "03_prng": "Lab 3: PRNG"}
+ASSIGNMENTS = ("01_arrays", "03_pure_functions", "04_prng")
+CANVAS_TITLES = {"01_arrays": "Lab 1: Arrays", "03_pure_functions": "Lab 3: Pure functions",
+                 "04_prng": "Lab 4: PRNG"}
 PAGE_KB = 40
 ORG, PREFIX, TOKEN = "course-org", "jax-hw1", "bench-token"
 DEADLINE = "2026-03-01T23:59:00+00:00"

@@ -7,7 +7,7 @@ exercise, ``autograder/kernel/released/<exercise>.json`` (package data, installe
 course package), and the test cell names them in a line a learner can read::
 
     from autograder.kernel.reporter import expected_values  # the reference answers' values
-    expected_values("05_jit", "q1_clip_by_norm_tests", "3f9a1c2e4b5d")
+    expected_values("06_jit", "q1_clip_by_norm_tests", "3f9a1c2e4b5d")
 
 The last argument is the *digest* of the values (:func:`digest`). A values file keeps, for each
 test cell, the values of every digest released so far, so a notebook saved before a re-release

@@ -58,7 +58,6 @@ RENAMES: tuple[Rename, ...] = (
     Rename("03_prng", "04_prng", READING_ORDER, _ORDER_WHY),
     Rename("04_grad", "05_grad", READING_ORDER, _ORDER_WHY),
     Rename("05_jit", "06_jit", READING_ORDER, _ORDER_WHY),
-    Rename("13_debugging", "07_debugging", READING_ORDER, _ORDER_WHY),
     Rename("11_performance", "08_performance", READING_ORDER, _ORDER_WHY),
     Rename("06_control_flow", "09_control_flow", READING_ORDER, _ORDER_WHY),
     Rename("07_vmap", "10_vmap", READING_ORDER, _ORDER_WHY),

@@ -7,7 +7,7 @@ directory and sends it one step at a time; the worker calls nbgrader's own :clas
 same code the command line runs) and answers with its log.
 
 The protocol is one JSON object per line: the client writes
-``{"step": "autograde", "assignment": "05_jit", "student": "ada"}`` on the worker's stdin and
+``{"step": "autograde", "assignment": "06_jit", "student": "ada"}`` on the worker's stdin and
 reads ``{"success": true, "log": "...", "error": ""}`` from a private pipe (anything a step
 prints goes to stderr, so it cannot corrupt the answer). An autograde request also carries the
 submission's proof tokens (``"proofs": {test id: token}``): the worker holds them in memory for

@@ -67,13 +67,13 @@ def safe_name(name: str) -> str:
 
 # Assignments renamed after learners could save copies: the table and the lookup live in
 # :mod:`autograder.core.renames`. A notebook saved under an old name (``08_pmap.ipynb``,
-# Colab's ``Copy of 05_jit.ipynb``) is graded as the current assignment, its answer cells
+# Colab's ``Copy of 06_jit.ipynb``) is graded as the current assignment, its answer cells
 # matched to the current questions by their cell ids, like any submission's, with a note.
 
 
 def _assignment_of(stem: str, known: list[str]) -> str:
     """The assignment a file's stem names: itself, else the longest known or renamed name
-    inside it (Colab saves copies as ``Copy of 05_jit`` or ``05_jit (1)``), else the stem; a
+    inside it (Colab saves copies as ``Copy of 06_jit`` or ``06_jit (1)``), else the stem; a
     renamed assignment's old name gives its current one (:data:`RENAMED`)."""
     if stem in known:
         return stem
@@ -164,7 +164,7 @@ def discover(paths: list[Path], known: list[str], assignment: str | None = None,
     that is the course's notebook folder (:data:`COURSE_FOLDER`, as in a learner's copy of
     the course); a file directly in ``ROOT`` belongs to ``ROOT``'s own name. The assignment
     is the file's stem (or the known assignment the stem contains, as in Colab's ``Copy of
-    05_jit``); an old name in :data:`RENAMED` becomes the current one.
+    06_jit``); an old name in :data:`RENAMED` becomes the current one.
 
     ``assignment``: grade that one assignment only, from any layout (``fetch``'s
     ``<user>/exercises/*.ipynb`` included). A file given by name is taken as it; in a folder,

@@ -74,7 +74,7 @@ def setup_cell(url: str | None = None, branch: str | None = None) -> str:
 
 
 def colab_link(path: str, url: str | None = None, branch: str | None = None) -> str:
-    """The "Open in Colab" address of a notebook of the repository (``exercises/05_jit.ipynb``).
+    """The "Open in Colab" address of a notebook of the repository (``exercises/06_jit.ipynb``).
 
     Args:
         path: the notebook's path inside the repository.

@@ -1,4 +1,4 @@
-"""Checks of how an array is laid out on a mesh, for chapter 08's exercise (learner side).
+"""Checks of how an array is laid out on a mesh, for chapter 11's exercise (learner side).
 
 A layout check reports through :func:`autograder.kernel.reporter.observe`: the message names
 the layout the answer produced and the one asked for, as ``P(...)`` text a learner can compare

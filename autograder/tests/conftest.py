@@ -44,7 +44,7 @@ def group_name(*parts: str) -> str:
 
     Never brackets: pytest-xdist's ``--dist loadgroup`` reads a test's group from the end of
     its id, after an ``@`` that comes after the last ``]`` (so that an ``@`` inside a
-    parameter is not taken for one); a group named ``exercise[05_jit]`` ends in a ``]`` and
+    parameter is not taken for one); a group named ``exercise[06_jit]`` ends in a ``]`` and
     xdist schedules each of its tests alone (pytest-xdist 3.8, ``LoadGroupScheduling``).
     """
     name = ":".join(parts)
@@ -54,7 +54,7 @@ def group_name(*parts: str) -> str:
 
 
 def chapter_stem(asked: str) -> str:
-    """The stem of the chapter ``asked`` names (``05`` or ``05_jit``); a usage error names the
+    """The stem of the chapter ``asked`` names (``06`` or ``06_jit``); a usage error names the
     chapters when none or several match."""
     stems = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     found = [s for s in stems if s == asked or s.split("_", 1)[0] == asked.zfill(2)]

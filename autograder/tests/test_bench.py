@@ -35,7 +35,7 @@ def _asked_built() -> list[str]:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     """Grading throughput, the course's speedups and the term at their tiny sizes (no timing
-    test runs: 02_pure_functions has none), into one folder; throughput's (c) on the grader's
+    test runs: 03_pure_functions has none), into one folder; throughput's (c) on the grader's
     runtime and on each built runtime asked for, in the same run (one (a) and (b) for all)."""
     return _tiny(tmp_path_factory, "throughput", "speedups", "term",
                  runtimes=",".join(_asked_built()) or "tools")
@@ -111,7 +111,7 @@ def test_speedups_collect_every_chart_of_a_chapter(tiny: Path) -> None:
     """Does executing a chapter collect each of its timing charts, with speedups (10 draws two:
     NumPy vs jnp vs jit, and the eager vs jitted training step)?"""
     data = _saved(tiny, "course_speedups")
-    charts = data["chapters"]["10_key_concepts"]
+    charts = data["chapters"]["02_key_concepts"]
     assert len(charts) == 2
     assert all(max(c["speedup_over_slowest"].values()) > 1 for c in charts)
     assert data["matmul"]["tflops"] > 0
@@ -173,7 +173,7 @@ def test_committed_page_matches_committed_results() -> None:
 @pytest.mark.parametrize("kind", ["correct", "partial", "wrong", "stub"])
 def test_batch_submissions_fill_answers_as_named(kind: str) -> None:
     """Are a batch submission's answer cells the source's answers, stubs or wrong fixtures?"""
-    nb = submission("05_jit", kind)
+    nb = submission("06_jit", kind)
     answers = [c.source for c in nb.cells if "nbgrader" in c.metadata
                and c.metadata["nbgrader"].get("solution")]
     stubs = sum("NotImplementedError" in a for a in answers)
@@ -301,13 +301,13 @@ def test_the_bar_is_checked_on_each_runtime() -> None:
     lines = report._per_runtime({"ways": {"a_plain_nbgrader": a},
                                  "targets": {"c_speedup_over_a_at_least": 2.5},
                                  "runtimes": {"colab": on("colab", 100.0, []),
-                                              "newest": on("newest", 150.0, ["s02/05_jit"])}})
+                                              "newest": on("newest", 150.0, ["s02/06_jit"])}})
     text = "\n".join(lines)
     colab, newest = text.split("On the newest JAX")
     assert "(c) is 3 times as fast as (a); target at least 2.5: **met**" in colab
     assert "the same as (a)'s for every submission" in colab
     assert "(c) is 2 times as fast as (a); target at least 2.5: **not met**" in newest
-    assert "DIFFERENT from (a)'s for s02/05_jit" in newest
+    assert "DIFFERENT from (a)'s for s02/06_jit" in newest
     assert text.count("`nbgrader generate_assignment`") == 2  # (a) in each runtime's table
     assert report._per_runtime({"ways": {}, "targets": {}}) == []  # results from before
 

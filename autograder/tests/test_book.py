@@ -186,13 +186,13 @@ def test_search_finds_vmap(site: str, browser) -> None:
         ec.presence_of_element_located((By.CSS_SELECTOR, "ul.search li a")))
     hits = [a.get_attribute("href") for a in
             browser.find_elements(By.CSS_SELECTOR, "ul.search li a")]
-    assert any("07_vmap" in h for h in hits), hits
+    assert any("10_vmap" in h for h in hits), hits
 
 
 def test_screenshots(site: str, browser) -> None:
     """Are screenshots of the home page and a chapter saved under _build/screenshots/?"""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for name, page in (("home", PAGES[0]), ("chapter", "notebooks/05_jit")):
+    for name, page in (("home", PAGES[0]), ("chapter", "notebooks/06_jit")):
         _open(browser, f"{site}/{page}.html")
         target = SHOTS / f"{name}.png"
         assert browser.save_screenshot(str(target)) and target.stat().st_size > 10_000

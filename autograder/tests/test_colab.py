@@ -177,8 +177,8 @@ def fresh_runtime(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _first_cells(url: str) -> nbformat.NotebookNode:
-    """Exercise 05's cells up to its first answer, the set-up cell pointed at ``url``."""
-    nb = nbformat.read(ROOT / "exercises" / "05_jit.ipynb", as_version=4)
+    """Exercise 06's cells up to its first answer, the set-up cell pointed at ``url``."""
+    nb = nbformat.read(ROOT / "exercises" / "06_jit.ipynb", as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     end = next(i for i, c in enumerate(code) if "answer-id" in c.source)
     code[0].source = colab.setup_cell(url, "main")
@@ -186,9 +186,9 @@ def _first_cells(url: str) -> nbformat.NotebookNode:
 
 
 def _loads_first_values() -> str:
-    """A cell that loads the values 05_jit's first test cell names (its first two lines) from
+    """A cell that loads the values 06_jit's first test cell names (its first two lines) from
     the installed package, and prints how many it got."""
-    nb = nbformat.read(ROOT / "exercises" / "05_jit.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "exercises" / "06_jit.ipynb", as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code" and "expected_values(" in c.source)
     return ("".join(first.source.splitlines(keepends=True)[:2])
             + "from autograder.kernel import reporter\n"

@@ -21,26 +21,26 @@ from autograder.grader.compile_cache import (
 from autograder.grader.judging.reference_run import compiled_programs, secret_code, trusted_records
 from autograder.tests.test_reference_run import IMPORTS, _source
 
-SECRET = secret_code("05_jit")
+SECRET = secret_code("06_jit")
 
 
 def test_secret_code_names_answers_and_hidden_tests_only() -> None:
     """Are an answer cell's and a hidden test part's code names secret, and the notebook's
     other cells and visible tests not?"""
-    assert SECRET("<05_jit answer q1_double>") and SECRET("<05_jit hidden tests q1_tests>")
-    assert not SECRET("<05_jit cell 3>") and not SECRET("<05_jit tests q1_tests>")
-    assert not SECRET("<06_control_flow answer q1>")  # another notebook's name is not this one's
+    assert SECRET("<06_jit answer q1_double>") and SECRET("<06_jit hidden tests q1_tests>")
+    assert not SECRET("<06_jit cell 3>") and not SECRET("<06_jit tests q1_tests>")
+    assert not SECRET("<09_control_flow answer q1>")  # another notebook's name is not this one's
 
 
 def test_tainted_looks_at_the_stack_and_the_program_locations() -> None:
     """Is a program tainted when secret code is on the stack compiling it, or in its source
     locations (quotes escaped), and clean otherwise?"""
-    public = 'func.func public @main() loc("<05_jit tests q1_tests>":3:4)'
-    assert not tainted(public, ["<05_jit cell 2>", "/jax/_src/pjit.py"], SECRET)
-    assert tainted(public, ["<05_jit answer q1_double>"], SECRET)
-    assert tainted('%0 = stablehlo.sine %a loc("<05_jit answer q1_double>":2:11)', [], SECRET)
-    assert tainted('loc(callsite("x" at "<05_jit hidden tests q1_tests>":1:1))', [], SECRET)
-    assert not tainted(r'loc("a \"<05_jit answer q1>\" b":1:1)', [], SECRET)
+    public = 'func.func public @main() loc("<06_jit tests q1_tests>":3:4)'
+    assert not tainted(public, ["<06_jit cell 2>", "/jax/_src/pjit.py"], SECRET)
+    assert tainted(public, ["<06_jit answer q1_double>"], SECRET)
+    assert tainted('%0 = stablehlo.sine %a loc("<06_jit answer q1_double>":2:11)', [], SECRET)
+    assert tainted('loc(callsite("x" at "<06_jit hidden tests q1_tests>":1:1))', [], SECRET)
+    assert not tainted(r'loc("a \"<06_jit answer q1>\" b":1:1)', [], SECRET)
 
 
 def test_publish_moves_whole_readable_entries_once(tmp_path: Path) -> None:

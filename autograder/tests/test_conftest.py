@@ -30,7 +30,7 @@ def test_plain(n):
     time.sleep(0.2)
 
 
-@pytest.mark.xdist_group("exercise:05_jit")
+@pytest.mark.xdist_group("exercise:06_jit")
 @pytest.mark.parametrize("n", range(2))
 def test_exercise(n):
     time.sleep(0.2)
@@ -87,7 +87,7 @@ def test_groups_are_what_xdist_schedules(tmp_path: Path) -> None:
     modules, in one group on one worker, so that no two timing-sensitive tests ever run side
     by side?"""
     ran = _workers(str(_suite(tmp_path)), cwd=tmp_path)
-    assert set(ran) == {"test_one", "test_two", "test_three", "timing", "exercise:05_jit",
+    assert set(ran) == {"test_one", "test_two", "test_three", "timing", "exercise:06_jit",
                         "test_four:colab", "test_four:newest"}, ran
     assert all(len(workers) == 1 for workers in ran.values()), ran
 
@@ -122,19 +122,19 @@ def test_the_real_suite_keeps_a_module_on_one_worker() -> None:
 
 
 def test_chapter_option_keeps_the_tests_that_name_the_chapter() -> None:
-    """Does ``--chapter 05`` keep a test whose parameters name 05_jit (its notebook, exercise
+    """Does ``--chapter 06`` keep a test whose parameters name 06_jit (its notebook, exercise
     source, wrong-answer folder, on any runtime) and drop one naming another chapter or none,
     and is an unknown chapter a usage error naming the chapters?"""
     import pytest
 
     from autograder.tests.conftest import about_chapter, chapter_stem
 
-    assert chapter_stem("05") == chapter_stem("5") == chapter_stem("05_jit") == "05_jit"
-    kept = ["t.py::test_chapter_runs[colab-05_jit]", "t.py::test_x[notebooks/05_jit]",
-            "t.py::test_released[05_jit]@exercise:05_jit", "t.py::test_y[05_jit.ipynb]"]
-    dropped = ["t.py::test_chapter_runs[colab-11_performance]", "t.py::test_layout",
+    assert chapter_stem("06") == chapter_stem("6") == chapter_stem("06_jit") == "06_jit"
+    kept = ["t.py::test_chapter_runs[colab-06_jit]", "t.py::test_x[notebooks/06_jit]",
+            "t.py::test_released[06_jit]@exercise:06_jit", "t.py::test_y[06_jit.ipynb]"]
+    dropped = ["t.py::test_chapter_runs[colab-08_performance]", "t.py::test_layout",
                "t.py::test_z[newest]", "t.py::test_w[05_jitter]"]
-    assert [about_chapter(n, "05_jit") for n in kept] == [True] * len(kept)
-    assert [about_chapter(n, "05_jit") for n in dropped] == [False] * len(dropped)
+    assert [about_chapter(n, "06_jit") for n in kept] == [True] * len(kept)
+    assert [about_chapter(n, "06_jit") for n in dropped] == [False] * len(dropped)
     with pytest.raises(pytest.UsageError, match="01_arrays"):
         chapter_stem("99")

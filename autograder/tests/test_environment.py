@@ -129,8 +129,8 @@ def test_runtimes_page_states_the_tested_versions() -> None:
 
 
 def test_library_versions_in_the_text_follow_the_pins() -> None:
-    """Do What next's install line and chapter 09's and book/runtimes.md's text name the JAX,
-    Flax and Equinox that requirements-newest.txt pins (the runtime that runs chapter 09's
+    """Do What next's install line and chapter 13's and book/runtimes.md's text name the JAX,
+    Flax and Equinox that requirements-newest.txt pins (the runtime that runs chapter 13's
     Flax NNX and Equinox cells), and Colab's Flax as requirements-colab.txt pins it?"""
     import nbformat
 
@@ -143,7 +143,7 @@ def test_library_versions_in_the_text_follow_the_pins() -> None:
     named = dict(word.split("==") for word in line.group().split()[2:])
     assert named["jax"] == newest["jax"] and named["flax"] == newest["flax"], named
     capstone = "\n".join(c.source for c in nbformat.read(
-        ROOT / "notebooks" / "09_capstone.ipynb", as_version=4).cells)
+        ROOT / "notebooks" / "13_capstone.ipynb", as_version=4).cells)
     runtimes = (ROOT / "book" / "runtimes.md").read_text()
     for text in (capstone, runtimes):
         assert f"Flax {newest['flax']}" in text and f"Equinox {newest['equinox']}" in text

@@ -37,10 +37,10 @@ def test_stage_timings_are_written_where_asked(tmp_path) -> None:
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import time\nt = time.process_time()\nwhile time.process_time() - t < 1:\n    pass")])
-    resources = {"metadata": {}, "nbgrader": {"student": "ada", "assignment": "05_jit"}}
+    resources = {"metadata": {}, "nbgrader": {"student": "ada", "assignment": "06_jit"}}
     ExecuteWithLimits(kernel_name="python3", timeout=60, stage_log=str(tmp_path)).preprocess(
         nb, resources)
-    stages = json.loads((tmp_path / "ada" / "05_jit.json").read_text())
+    stages = json.loads((tmp_path / "ada" / "06_jit.json").read_text())
     assert set(stages) == {"kernel_start", "execute", "kernel_stop", "kernel_cpu"}
     assert stages["execute"] >= 1.0 and stages["kernel_start"] > 0 and stages["kernel_stop"] >= 0
     assert stages["kernel_cpu"] >= 1.0

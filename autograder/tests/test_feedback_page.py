@@ -314,7 +314,7 @@ def test_question_text_is_escaped_once() -> None:
     """Does question text that holds <, > and -> (02: ``<float32 scalar>``, ``x -> 0.9 *
     tanh(x) + 0.1``, ``n >= 0``) reach the page escaped exactly once, so that it reads as
     written, with no entity showing?"""
-    page = render(exercise("02_pure_functions"))
+    page = render(exercise("03_pure_functions"))
     text = text_of(page)
     for written in ('{"total": <float32 scalar>, "count": <int32 scalar>}',
                     "x -> 0.9 * tanh(x) + 0.1", "n >= 0"):
@@ -328,7 +328,7 @@ def test_question_math_is_mathml() -> None:
     """Is the math of a real question (06: inline formulas, display formulas, a ``cases``
     environment with ``<`` and ``\\\\[4pt]``) MathML on the page, with no TeX or ``$`` left in
     the question text, and ``<`` in a formula written once escaped?"""
-    page = render(exercise("06_control_flow"))
+    page = render(exercise("09_control_flow"))
     assert page.count("<math") >= 15
     assert "$" not in text_of(re.sub(r"<math.*?</math>", "", page, flags=re.S))
     assert "\\begin" not in page and "\\frac" not in page and "[4pt]" not in page
@@ -360,8 +360,8 @@ def test_question_markdown_and_math_are_inert(source: str, absent: str) -> None:
     ("`a < b` and a -> b", "<code>a &lt; b</code> and a -&gt; b"),
     ("$\\text{a&b}$", "<mtext>a&amp;b</mtext>"),
     ("$$\\frac{1}{2}$$", "<mfrac><mrow><mn>1</mn></mrow><mrow><mn>2</mn></mrow></mfrac>"),
-    ("[chapter 05](../notebooks/05_jit.ipynb)",
-     '<a href="../notebooks/05_jit.ipynb">chapter 05</a>'),
+    ("[chapter 06](../notebooks/06_jit.ipynb)",
+     '<a href="../notebooks/06_jit.ipynb">chapter 06</a>'),
 ])
 def test_honest_question_markup_keeps_its_meaning(source: str, shown: str) -> None:
     """Twin of the attacks: do <, > and & in text, code and math show once escaped, and
@@ -381,7 +381,7 @@ def test_a_submissions_markdown_never_reaches_the_page() -> None:
     while the learner's answer is?"""
     from autograder.grader.rebuild import rebuild
 
-    released = nbformat.read(EXERCISES / "02_pure_functions.ipynb", as_version=4)
+    released = nbformat.read(EXERCISES / "03_pure_functions.ipynb", as_version=4)
     submission = copy.deepcopy(released)
     attack = ("<script>alert(1)</script> [x](javascript:alert(2)) "
               "$\\href{javascript:alert(3)}{y}$ EDITED-BY-LEARNER")
@@ -391,7 +391,7 @@ def test_a_submissions_markdown_never_reaches_the_page() -> None:
                   and c.metadata.get("nbgrader", {}).get("solution"))
     answer.source = answer.source.replace("raise NotImplementedError()", "return 'mine'")
     nb = rebuild(released, submission).notebook
-    nb.metadata[VERDICTS_KEY] = exercise("02_pure_functions").metadata[VERDICTS_KEY]
+    nb.metadata[VERDICTS_KEY] = exercise("03_pure_functions").metadata[VERDICTS_KEY]
     page = render(nb)
     assert "EDITED-BY-LEARNER" not in page and "javascript:" not in page
     assert "alert(" not in page and "mine" in page
@@ -439,16 +439,16 @@ def real_pages(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("pages")
     folder = root / "subs" / "ada"
     folder.mkdir(parents=True)
-    shutil.copy(ROOT / "solutions" / "02_pure_functions.ipynb", folder)
-    nb = nbformat.read(ROOT / "solutions" / "06_control_flow.ipynb", as_version=4)
+    shutil.copy(ROOT / "solutions" / "03_pure_functions.ipynb", folder)
+    nb = nbformat.read(ROOT / "solutions" / "09_control_flow.ipynb", as_version=4)
     for cell in nb.cells:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "q1_ema_scan":
             cell.source = EMA_RAISES
-    nbformat.write(nb, folder / "06_control_flow.ipynb")
+    nbformat.write(nb, folder / "09_control_flow.ipynb")
     out = root / "out"
     assert main(["grade", str(root / "subs"), "--out", str(out), "--jobs", "2"]) == 0
     return {stem: out / "ada" / stem / "feedback.html"
-            for stem in ("02_pure_functions", "06_control_flow")}
+            for stem in ("03_pure_functions", "09_control_flow")}
 
 
 @pytest.mark.slow
@@ -462,10 +462,10 @@ def test_real_page_in_chromium_shows_math_text_and_one_message(real_pages: dict[
     line in its table row, and the answer's message once on the page?"""
     from selenium.webdriver.common.by import By
 
-    result = json.loads((real_pages["06_control_flow"].parent / "result.json").read_text())
+    result = json.loads((real_pages["09_control_flow"].parent / "result.json").read_text())
     q1 = next(q for q in result["questions"] if q["id"] == "q1_ema_scan")
     assert (q1["status"], q1["score"]) == ("error", 0), q1
-    browser.get(real_pages["06_control_flow"].as_uri())
+    browser.get(real_pages["09_control_flow"].as_uri())
     maths = browser.find_elements(By.TAG_NAME, "math")
     assert len(maths) >= 15
     namespace = browser.execute_script("return arguments[0].namespaceURI", maths[0])
@@ -489,7 +489,7 @@ def test_real_page_in_chromium_shows_math_text_and_one_message(real_pages: dict[
     assert everything.count("Case: several features per step") == 1
     assert "%tb" not in everything and "Only your own code" not in everything
 
-    browser.get(real_pages["02_pure_functions"].as_uri())
+    browser.get(real_pages["03_pure_functions"].as_uri())
     visible = browser.find_element(By.TAG_NAME, "body").text
     for written in ('{"total": <float32 scalar>, "count": <int32 scalar>}',
                     "x -> 0.9 * tanh(x) + 0.1", "n >= 0"):

@@ -174,9 +174,9 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
     not_taken.csv), and never show or store the token?"""
     remotes = tmp_path / "remotes"
     alice = _remote(remotes, "hw1-alice", {
-        "exercises/01_arrays.ipynb": NOTEBOOK, "exercises/02_pure_functions.ipynb": NOTEBOOK,
+        "exercises/01_arrays.ipynb": NOTEBOOK, "exercises/03_pure_functions.ipynb": NOTEBOOK,
         "exercises/.ipynb_checkpoints/01_arrays-checkpoint.ipynb": NOTEBOOK,
-        "README.md": "hello"}, links={"exercises/03_prng.ipynb": "/etc/passwd"})
+        "README.md": "hello"}, links={"exercises/04_prng.ipynb": "/etc/passwd"})
     carol = _remote(remotes, "HW1-Carol", {"01_arrays.ipynb": NOTEBOOK})
     dave = _remote(remotes, "hw1-dave", {"notes.txt": "no notebook yet"})
     bob = _remote(remotes, "hw10-bob", {"01_arrays.ipynb": NOTEBOOK})
@@ -200,7 +200,7 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
         f"/repos/classroom/{n}/collaborators" for n in ("HW1-Carol", "hw1-alice", "hw1-dave")]
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == ["Carol/01_arrays.ipynb", "alice/exercises/01_arrays.ipynb",
-                     "alice/exercises/02_pure_functions.ipynb", "fetched.csv",
+                     "alice/exercises/03_pure_functions.ipynb", "fetched.csv",
                      "not_taken.csv", "zoe/01_arrays.ipynb"]
     assert sorted(line.split("]")[0] for line in printed.out.splitlines()
                   if line.startswith("[")) == ["[1/3", "[2/3", "[3/3"]
@@ -216,7 +216,7 @@ def test_fetch_pages_filters_and_copies_notebooks(tmp_path: Path, token: str,
     assert [(r["student"], r["repository"], r["notebooks"]) for r in rows] == [
         ("Carol", "HW1-Carol", "1"), ("alice", "hw1-alice", "2"), ("dave", "hw1-dave", "0")]
     assert all(len(r["commit"]) == 40 for r in rows)
-    assert "exercises/03_prng.ipynb" in printed.out  # the skipped link is named
+    assert "exercises/04_prng.ipynb" in printed.out  # the skipped link is named
     assert "hw1-bad_name" in printed.err and "not a GitHub username" in printed.err
     assert TOKEN not in printed.out + printed.err + _all_text(out)
     assert not list(out.rglob(".git"))

@@ -35,41 +35,41 @@ EXPECTED = {  # case -> (status, score) for the tiny course (2 + 3 points); empt
 def test_discover_takes_students_from_folders_only(tmp_path: Path) -> None:
     """Is the student the folder below the PATH given (never a file name), the assignment the
     stem or the known name inside it, and a file given alone its folder's?"""
-    for rel in ["alice/05_jit.ipynb", "bob/Copy of 07_vmap.ipynb", "mallory/alice/07_vmap.ipynb",
-                "mallory/05_jit-alice.ipynb", "carol/.ipynb_checkpoints/05_jit.ipynb"]:
+    for rel in ["alice/06_jit.ipynb", "bob/Copy of 10_vmap.ipynb", "mallory/alice/10_vmap.ipynb",
+                "mallory/06_jit-alice.ipynb", "carol/.ipynb_checkpoints/06_jit.ipynb"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
-    found = discover([tmp_path], ["05_jit", "07_vmap"])
+    found = discover([tmp_path], ["06_jit", "10_vmap"])
     got = sorted((s.student, s.assignment, s.problem) for s in found)
-    assert got == [("alice", "05_jit", ""), ("bob", "07_vmap", ""), ("mallory", "05_jit", ""),
-                   ("mallory", "07_vmap", "")]
-    assert discover([tmp_path / "alice"], ["05_jit"]) == [
-        Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "05_jit")]
-    assert discover([tmp_path / "alice" / "05_jit.ipynb"], ["05_jit"], "07_vmap") == [
-        Submission(tmp_path / "alice" / "05_jit.ipynb", "alice", "07_vmap")]
+    assert got == [("alice", "06_jit", ""), ("bob", "10_vmap", ""), ("mallory", "06_jit", ""),
+                   ("mallory", "10_vmap", "")]
+    assert discover([tmp_path / "alice"], ["06_jit"]) == [
+        Submission(tmp_path / "alice" / "06_jit.ipynb", "alice", "06_jit")]
+    assert discover([tmp_path / "alice" / "06_jit.ipynb"], ["06_jit"], "10_vmap") == [
+        Submission(tmp_path / "alice" / "06_jit.ipynb", "alice", "10_vmap")]
 
 
 def test_renamed_assignment_grades_under_its_new_name(tmp_path: Path) -> None:
     """Is a notebook saved under a renamed assignment's old name (08_pmap.ipynb, Colab's
-    "Copy of 08_pmap.ipynb", or --assignment 08_pmap) graded as the new one, 08_sharding; is
+    "Copy of 08_pmap.ipynb", or --assignment 08_pmap) graded as the new one, 11_sharding; is
     the old name kept when the course still defines it; and is a student's old and new copy of
     one assignment marked as two files for one identity?"""
-    known = ["07_vmap", "08_sharding"]
-    assert current_name("08_pmap", known) == "08_sharding"
-    assert current_name("08_pmap", ["08_pmap", "08_sharding"]) == "08_pmap"
-    assert current_name("08_pmap", ["07_vmap"]) == "08_pmap"  # nothing to map it to
+    known = ["10_vmap", "11_sharding"]
+    assert current_name("08_pmap", known) == "11_sharding"
+    assert current_name("08_pmap", ["08_pmap", "11_sharding"]) == "08_pmap"
+    assert current_name("08_pmap", ["10_vmap"]) == "08_pmap"  # nothing to map it to
     for rel in ["alice/08_pmap.ipynb", "bob/Copy of 08_pmap.ipynb", "carol/08_pmap (1).ipynb",
-                "dan/08_sharding.ipynb", "erin/08_pmap.ipynb", "erin/08_sharding.ipynb"]:
+                "dan/11_sharding.ipynb", "erin/08_pmap.ipynb", "erin/11_sharding.ipynb"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
     found = {(s.student, s.path.name): s for s in discover([tmp_path], known)}
     for key in [("alice", "08_pmap.ipynb"), ("bob", "Copy of 08_pmap.ipynb"),
-                ("carol", "08_pmap (1).ipynb"), ("dan", "08_sharding.ipynb")]:
-        assert (found[key].assignment, found[key].problem) == ("08_sharding", "")
-    assert "2 files hold work for assignment 08_sharding of student erin" in \
+                ("carol", "08_pmap (1).ipynb"), ("dan", "11_sharding.ipynb")]:
+        assert (found[key].assignment, found[key].problem) == ("11_sharding", "")
+    assert "2 files hold work for assignment 11_sharding of student erin" in \
         found["erin", "08_pmap.ipynb"].problem
     (only,) = discover([tmp_path / "alice" / "08_pmap.ipynb"], known, "08_pmap")
-    assert only.assignment == "08_sharding"
+    assert only.assignment == "11_sharding"
     args = argparse.Namespace(paths=[tmp_path], assignment="08_pmap", jobs=1,
                               reference_cache=None)
     assert _usage_error(args, known) == ""
@@ -81,19 +81,19 @@ def test_discover_marks_two_files_for_one_identity(tmp_path: Path) -> None:
     """When two files that cannot be told apart map to one (student, assignment), are they
     one submission marked as needing attention and naming both, so that nothing is graded or
     overwritten; and do folder names that need cleaning stay distinct?"""
-    for rel in ["mallory/05_jit.ipynb", "mallory/05_jit-alice.ipynb", "eve/07_vmap.ipynb",
-                "eve./07_vmap.ipynb", "dan/05_jit.ipynb"]:
+    for rel in ["mallory/06_jit.ipynb", "mallory/06_jit-alice.ipynb", "eve/10_vmap.ipynb",
+                "eve./10_vmap.ipynb", "dan/06_jit.ipynb"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
     found = {(s.path.parent.name, s.path.name): s for s in discover([tmp_path],
-                                                                     ["05_jit", "07_vmap"])}
-    assert ("needs attention: 2 files hold work for assignment 05_jit of student mallory "
-            "(05_jit-alice.ipynb, 05_jit.ipynb)") in found["mallory", "05_jit-alice.ipynb"].problem
-    assert ("mallory", "05_jit.ipynb") not in found
-    assert found["eve", "07_vmap.ipynb"].problem == found["eve.", "07_vmap.ipynb"].problem == ""
-    assert found["eve", "07_vmap.ipynb"].student == "eve"
-    assert found["eve.", "07_vmap.ipynb"].student.startswith("eve-")
-    assert found["dan", "05_jit.ipynb"].problem == ""
+                                                                     ["06_jit", "10_vmap"])}
+    assert ("needs attention: 2 files hold work for assignment 06_jit of student mallory "
+            "(06_jit-alice.ipynb, 06_jit.ipynb)") in found["mallory", "06_jit-alice.ipynb"].problem
+    assert ("mallory", "06_jit.ipynb") not in found
+    assert found["eve", "10_vmap.ipynb"].problem == found["eve.", "10_vmap.ipynb"].problem == ""
+    assert found["eve", "10_vmap.ipynb"].student == "eve"
+    assert found["eve.", "10_vmap.ipynb"].student.startswith("eve-")
+    assert found["dan", "06_jit.ipynb"].problem == ""
 
 
 def test_discover_never_follows_links(tmp_path: Path) -> None:
@@ -101,17 +101,17 @@ def test_discover_never_follows_links(tmp_path: Path) -> None:
     nothing behind them listed?"""
     secret = tmp_path / "secret"
     secret.mkdir()
-    (secret / "05_jit.ipynb").write_text("{}")
+    (secret / "06_jit.ipynb").write_text("{}")
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
-    (subs / "alice" / "05_jit.ipynb").symlink_to(secret / "05_jit.ipynb")
+    (subs / "alice" / "06_jit.ipynb").symlink_to(secret / "06_jit.ipynb")
     (subs / "bob").symlink_to(secret)
-    found = discover([subs], ["05_jit"])
-    assert sorted((s.student, s.assignment) for s in found) == [("alice", "05_jit"),
+    found = discover([subs], ["06_jit"])
+    assert sorted((s.student, s.assignment) for s in found) == [("alice", "06_jit"),
                                                                 ("bob", "linked-folder")]
     assert all("symbolic link" in s.problem for s in found)
-    (tmp_path / "link.ipynb").symlink_to(secret / "05_jit.ipynb")
-    (only,) = discover([tmp_path / "link.ipynb"], ["05_jit"])
+    (tmp_path / "link.ipynb").symlink_to(secret / "06_jit.ipynb")
+    (only,) = discover([tmp_path / "link.ipynb"], ["06_jit"])
     assert "symbolic link" in only.problem
 
 

@@ -216,24 +216,24 @@ def test_annotate_marks_each_later_chapter_once_after_its_first_mention() -> Non
     (``jax.lax.fori_loop`` counting as ``lax.fori_loop``), once per chapter, nothing for a
     chapter already taught, and everything after chapter 01 when the chapter is unknown?"""
     text = "Use `static_argnames`, or `jax.lax.fori_loop` or `lax.while_loop`; `jnp.where`."
-    assert syllabus.annotate(text, "05_jit") == (
-        "Use `static_argnames`, or `jax.lax.fori_loop` (chapter 06) or `lax.while_loop`; "
+    assert syllabus.annotate(text, "06_jit") == (
+        "Use `static_argnames`, or `jax.lax.fori_loop` (chapter 09) or `lax.while_loop`; "
         "`jnp.where`.")
-    assert syllabus.annotate(text, "06_control_flow") == text
-    assert syllabus.annotate(text, None).startswith("Use `static_argnames` (chapter 05), or "
-                                                    "`jax.lax.fori_loop` (chapter 06)")
-    assert syllabus.annotate("`vmap` is taught in chapter 07", "02") == (
-        "`vmap` is taught in chapter 07")
+    assert syllabus.annotate(text, "09_control_flow") == text
+    assert syllabus.annotate(text, None).startswith("Use `static_argnames` (chapter 06), or "
+                                                    "`jax.lax.fori_loop` (chapter 09)")
+    assert syllabus.annotate("`vmap` is taught in chapter 10", "03") == (
+        "`vmap` is taught in chapter 10")
 
 
 def test_reading_order_is_the_table_of_contents() -> None:
-    """Does the syllabus compare chapters in the order ``_toc.yml`` lists them (10 read after
-    01, 11 after 05), so a hint shown in chapter 10 marks what 02 teaches as later and a hint
-    shown in chapter 11 does not mark what 05 teaches?"""
+    """Does the syllabus compare chapters in the order ``_toc.yml`` lists them (the order of
+    their numbers since the renumbering), so a hint shown in chapter 02 marks what 03 and 06
+    teach as later and a hint shown in chapter 08 does not mark what 06 teaches?"""
     toc = (Path(__file__).resolve().parents[2] / "_toc.yml").read_text()
     listed = re.findall(r"file: notebooks/(\d\d)_", toc)
     assert tuple(listed) == syllabus.READING_ORDER
-    assert syllabus.later_apis("`static_argnames`, `jax.grad`", "10_key_concepts") == [
-        ("static_argnames", "05"), ("jax.grad", "02")]
-    assert syllabus.later_apis("`static_argnames`", "11_performance") == []
-    assert syllabus.later_apis("`lax.fori_loop`", "11_performance") == [("lax.fori_loop", "06")]
+    assert syllabus.later_apis("`static_argnames`, `jax.grad`", "02_key_concepts") == [
+        ("static_argnames", "06"), ("jax.grad", "03")]
+    assert syllabus.later_apis("`static_argnames`", "08_performance") == []
+    assert syllabus.later_apis("`lax.fori_loop`", "08_performance") == [("lax.fori_loop", "09")]

@@ -401,7 +401,7 @@ def test_unknown_mesh_axis_in_a_collective_names_the_mesh_axes() -> None:
 
 def test_sharding_type_error_hint_points_to_the_question_s_layout() -> None:
     """Does the ambiguous-layout hint ask for the layout the question wants, showing both the
-    split-rows layout (08 Question 4) and the whole-copy one (Question 3), never P() alone?"""
+    split-rows layout (11 Question 4) and the whole-copy one (Question 3), never P() alone?"""
     error = type("ShardingTypeError", (TypeError,), {})(
         "Contracting dimensions are sharded and it is ambiguous how the output should be "
         "sharded. Got lhs_contracting_spec=('model',) and rhs_contracting_spec=('model',)")
@@ -427,20 +427,20 @@ def _run_in_cell(chapter: str, code: str, namespace: dict) -> BaseException:
 
 def test_a_hint_says_where_an_api_is_taught_in_an_earlier_chapter(
         capsys: pytest.CaptureFixture) -> None:
-    """Shown in chapter 05, does the hint for a traced loop count suggest static_argnames (taught
-    there) first and say that lax.fori_loop is taught in chapter 06; shown in chapter 06, does
+    """Shown in chapter 06, does the hint for a traced loop count suggest static_argnames (taught
+    there) first and say that lax.fori_loop is taught in chapter 09; shown in chapter 09, does
     it suggest fori_loop (what that chapter's questions ask for), unannotated; and does the
     exception remember its question and chapter?"""
     from autograder.kernel.hints.where import where_of
 
     code = "with feedback('Question 5'):\n    jax.jit(_loop_count)(1.0, 3)\n"
-    exc = _run_in_cell("05_jit", code, {"feedback": feedback, "jax": jax,
+    exc = _run_in_cell("06_jit", code, {"feedback": feedback, "jax": jax,
                                         "_loop_count": _loop_count})
     printed = capsys.readouterr().out
-    assert where_of(exc).chapter == "05_jit" and where_of(exc).question == "Question 5"
+    assert where_of(exc).chapter == "06_jit" and where_of(exc).question == "Question 5"
     assert "mark it static, `jax.jit(f, static_argnames=\"n\")`" in printed
-    assert "`lax.fori_loop` (chapter 06)" in printed and "(chapter 05)" not in printed
-    exc = _run_in_cell("06_control_flow", code, {"feedback": feedback, "jax": jax,
+    assert "`lax.fori_loop` (chapter 09)" in printed and "(chapter 06)" not in printed
+    exc = _run_in_cell("09_control_flow", code, {"feedback": feedback, "jax": jax,
                                                  "_loop_count": _loop_count})
     printed = capsys.readouterr().out
     assert "Loop with `lax.fori_loop(0, n, body, init)`" in printed
@@ -457,17 +457,17 @@ def test_the_chapter_of_a_test_cell() -> None:
     from autograder.kernel.hints.where import chapter_of_cell
 
     name = "<released cell 7>"
-    source = 'expected_values("06_control_flow", "q1_ema_scan_tests", "abc")\n'
+    source = 'expected_values("09_control_flow", "q1_ema_scan_tests", "abc")\n'
     linecache.cache[name] = (len(source), None, [source], name)
     try:
-        assert chapter_of_cell(name) == "06_control_flow"
+        assert chapter_of_cell(name) == "09_control_flow"
     finally:
         del linecache.cache[name]
     graded = "<graded cell 3>"  # a graded test cell: its proof line names its id
     source = "__import__('IPython.display')  # 'q2_static_mode_tests 0123abcd'\n"
     linecache.cache[graded] = (len(source), None, [source], graded)
     try:
-        assert chapter_of_cell(graded) == "05_jit"
+        assert chapter_of_cell(graded) == "06_jit"
     finally:
         del linecache.cache[graded]
     assert chapter_of_cell("<12_shard_map tests q2_center_columns_tests>") == "12_shard_map"

@@ -114,7 +114,7 @@ SANDBOXED: dict[str, tuple[str, float, str]] = {
     "read-solutions-absolute": ("try:\n    SECRET = open({solution!r}).read()\nexcept OSError:"
                                 "\n    SECRET = None\ndef double(x):\n    return 2 * x if "
                                 "SECRET else x\n", 3, "failed"),
-    "read-solutions-relative": ("try:\n    SECRET = open('../../../../solutions/05_jit.ipynb')"
+    "read-solutions-relative": ("try:\n    SECRET = open('../../../../solutions/06_jit.ipynb')"
                                 ".read()\nexcept OSError:\n    SECRET = None\ndef double(x):\n"
                                 "    return 2 * x if SECRET else x\n", 3, "failed"),
     "write-outside-scratch": ("try:\n    open({canary!r}, 'w').write('owned')\nexcept OSError:"
@@ -162,7 +162,7 @@ def _write(folder: Path, nb: nbformat.NotebookNode, name: str = "00_tiny.ipynb")
 
 
 def _corpus(root: Path, canary: Path) -> None:
-    solution = str(ROOT / "solutions" / "05_jit.ipynb")
+    solution = str(ROOT / "solutions" / "06_jit.ipynb")
     for case, (source, _, _) in ANSWERS.items():
         _write(root / case, _with_q1(source))
     for case, (source, _, _) in SANDBOXED.items():
@@ -826,19 +826,19 @@ def test_honest_uses_of_jax_config_and_vmap_of_jit_keep_their_points() -> None:
 
 
 def _smooth(x: Any, steps: int) -> Any:
-    """05 q5's eager smooth(x, steps), the reference its timing test compares with."""
+    """06 q5's eager smooth(x, steps), the reference its timing test compares with."""
     for i in range(steps):
         x = 0.9 * jnp.tanh(x) + 0.1 * jnp.sin(x + i)
     return x
 
 
 def _fresh_signal(rng: Any) -> tuple:
-    """05 q5's recipe for each timed call's input: a new random signal in [-3, 3]."""
+    """06 q5's recipe for each timed call's input: a new random signal in [-3, 3]."""
     return jnp.asarray(rng.uniform(-3.0, 3.0, size=256), jnp.float32), 50
 
 
 def _memoising_callback_answer():
-    """The attack that scored 3/3 at 17-22x on 05 q5: a jitted pure_callback into the eager
+    """The attack that scored 3/3 at 17-22x on 06 q5: a jitted pure_callback into the eager
     code that remembers results by a scale-free key (a rescaled input hits the memo)."""
     import numpy as np
 
@@ -859,7 +859,7 @@ def _memoising_callback_answer():
 
 @pytest.mark.timing
 def test_a_memoising_pure_callback_loses_05_q5s_timing_points_while_jit_keeps_them() -> None:
-    """Does the memoising jitted pure_callback fail 05 q5's timing test, naming the callback
+    """Does the memoising jitted pure_callback fail 06 q5's timing test, naming the callback
     (and measuring no speedup, since no fresh input repeats), while the honest
     ``jax.jit(smooth, static_argnames="steps")`` passes all three of its results?"""
     from autograder.kernel import reporter
@@ -902,7 +902,7 @@ def test_an_answer_that_returns_remembered_results_fails_on_fresh_inputs() -> No
 
 
 def _mlp_one(p: dict, x: Any) -> Any:
-    """07 q5's per-example network."""
+    """10 q5's per-example network."""
     return p["w2"] @ jnp.tanh(p["w1"] @ x + p["b1"]) + p["b2"]
 
 
@@ -915,7 +915,7 @@ def _mlp_params(rng: Any) -> dict:
 @pytest.mark.timing
 def test_a_numpy_loop_callback_fails_07_q5_while_vmap_of_a_jitted_function_passes() -> None:
     """Does the jitted pure_callback that loops over the batch in NumPy (3/3 at 6-8x before:
-    one equation at any batch size) fail 07 q5's "vectorised" check and the timing test's
+    one equation at any batch size) fail 10 q5's "vectorised" check and the timing test's
     "compiled" result, naming the callback, while an honest ``jit(vmap(jit(mlp)))`` passes
     the vectorised check and all three timing results?"""
     import numpy as np
@@ -934,7 +934,7 @@ def test_a_numpy_loop_callback_fails_07_q5_while_vmap_of_a_jitted_function_passe
 
     one = jax.jit(_mlp_one)
 
-    def loop(p, xs):  # 07 q5's reference: one jitted call per example
+    def loop(p, xs):  # 10 q5's reference: one jitted call per example
         return jnp.stack([one(p, x) for x in xs])
 
     rng = np.random.default_rng(0)
@@ -959,7 +959,7 @@ def test_a_numpy_loop_callback_fails_07_q5_while_vmap_of_a_jitted_function_passe
 
 
 def test_impure_02_answers_fail_purity_while_pure_twins_keep_their_points() -> None:
-    """02 q1's three impure answers that passed before (a write into a global dict, which left
+    """03 q1's three impure answers that passed before (a write into a global dict, which left
     tracers in it; a helper assigning a global; a functools.partial with no code of its own)
     fail check_pure, naming what they changed, while pure twins, one printing with
     jax.debug.print and one using a pure_callback where purity is all that is asked, pass."""

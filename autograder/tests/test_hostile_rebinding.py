@@ -33,7 +33,7 @@ from autograder.__main__ import main
 from autograder.core.notebook import is_answer, nbgrader_meta
 from autograder.grader.release import ROOT
 
-# 05_jit q2: an eager normalise whose builder rebinds the test's checks to stand-ins that run
+# 06_jit q2: an eager normalise whose builder rebinds the test's checks to stand-ins that run
 # the real checks on a decoy jitted function, so "is jitted" and "compiles once" publish "ok".
 JIT_STAND_IN = '''\
 _real_jitted, _real_no_retrace = check_jitted, check_no_retrace
@@ -63,7 +63,7 @@ def build_normalise():
 
     return normalise
 '''
-# 05_jit q1: an eager clip_by_norm, with the check replaced in its module, reached through
+# 06_jit q1: an eager clip_by_norm, with the check replaced in its module, reached through
 # warnings' own reference to sys: the test cell's import then takes the stand-in.
 SYS_THROUGH_WARNINGS = '''\
 import warnings
@@ -77,7 +77,7 @@ def clip_by_norm(x, max_norm):  # eager
     norm = jnp.sqrt(jnp.sum(x**2))
     return jnp.where(norm > max_norm, x * (max_norm / norm), x)
 '''
-# 02_pure_functions q2: an update that changes the state it is given, and rebinds the test's
+# 03_pure_functions q2: an update that changes the state it is given, and rebinds the test's
 # observe and check_pure so that both report "ok".
 PURE_STAND_IN = '''\
 _real = {}  # the test's own observe and check_pure, taken when the test first calls update
@@ -160,7 +160,7 @@ def update(state, batch):
 # Issue 47: answers that pass checks reading the Python around a program, or its text, and
 # fail those reading the program JAX compiled and how it runs. Not screened: the checks stop
 # them, each with a message that says what to do.
-# 05_jit q5: a jitted identity whose outputs are an object of the answer's own pytree class:
+# 06_jit q5: a jitted identity whose outputs are an object of the answer's own pytree class:
 # after every call JAX runs its unflatten in Python, which computes the eager result there and
 # queues heavy work, not waited for, onto whatever is timed next (the reference).
 OWN_OUTPUT_CLASS = '''\
@@ -190,7 +190,7 @@ jax.tree_util.register_pytree_node(_Smoothed, lambda s: (tuple(s), None), _rebui
 def build_fast_smooth():
     return jax.jit(lambda x, steps: _Smoothed((x, steps)), static_argnames="steps")
 '''
-# 07_vmap q1: vmap when the checks trace it, a Python loop over the batch when it is called
+# 10_vmap q1: vmap when the checks trace it, a Python loop over the batch when it is called
 # with arrays (the values are right either way).
 SWITCHES_UNDER_TRACING = '''\
 def predict(params, x):
@@ -203,14 +203,14 @@ def predict_batch(params, xs):
         return jax.vmap(predict, in_axes=(None, 0))(params, xs)
     return jnp.stack([predict(params, x) for x in xs])
 '''
-# 11_performance q5: the Gram matrix as a convolution at the default precision: the program
+# 08_performance q5: the Gram matrix as a convolution at the default precision: the program
 # holds no dot, so a check reading its `stablehlo.dot` lines found nothing to fail.
 PRECISION_BY_CONVOLUTION = '''\
 def precise_gram(x):
     columns = x.T[:, :, None]  # (d, n, 1): d rows of n channels, convolved with themselves
     return jax.lax.conv_general_dilated(columns, columns, (1,), "VALID")[:, :, 0]
 '''
-# 05_jit q5: a jitted smooth whose program calls back into the notebook's Python on every call
+# 06_jit q5: a jitted smooth whose program calls back into the notebook's Python on every call
 # with no result (jax.debug.callback): nothing it returns comes from Python, yet Python runs
 # while the test measures, where it could queue work, delete arrays or change settings.
 PYTHON_AT_CALL_TIME = '''\
@@ -230,7 +230,7 @@ def build_fast_smooth():
 
     return jax.jit(fast, static_argnames="steps")
 '''
-# 11_performance q2: a jitted update with no donation, whose output class of its own (rebuilt
+# 08_performance q2: a jitted update with no donation, whose output class of its own (rebuilt
 # in Python after every call, which jax.debug.print's effect keeps on JAX's Python path) finds
 # the caller's params among jax.live_arrays() and deletes them, so is_deleted() holds.
 DELETES_INSTEAD_OF_DONATING = '''\
@@ -269,7 +269,7 @@ def build_update():
 
     return jax.jit(update)
 '''
-# 05_jit q5: a compiled smooth that does its work 30 times over (slower than the eager
+# 06_jit q5: a compiled smooth that does its work 30 times over (slower than the eager
 # reference), whose builder, run after the tests reset JAX's settings, switches on a debugging
 # check that slows only eager code: the reference timed beside it.
 CONFIG_AFTER_RESET = '''\
@@ -333,28 +333,28 @@ def precise_gram(x):
 '''
 # student -> (assignment, {answer id: source}); the other answers are the solution's
 ATTACKS = {
-    "jit-stand-in": ("05_jit", {"q2_static_mode": JIT_STAND_IN}),
-    "sys-through-warnings": ("05_jit", {"q1_clip_by_norm": SYS_THROUGH_WARNINGS}),
-    "pure-stand-in": ("02_pure_functions", {"q2_update": PURE_STAND_IN}),
+    "jit-stand-in": ("06_jit", {"q2_static_mode": JIT_STAND_IN}),
+    "sys-through-warnings": ("06_jit", {"q1_clip_by_norm": SYS_THROUGH_WARNINGS}),
+    "pure-stand-in": ("03_pure_functions", {"q2_update": PURE_STAND_IN}),
 }
 PROGRAM_ATTACKS = {
-    "own-output-class": ("05_jit", {"q5_fast_smooth": OWN_OUTPUT_CLASS}),
-    "switches-under-tracing": ("07_vmap", {"q1_predict_batch": SWITCHES_UNDER_TRACING}),
-    "precision-by-convolution": ("11_performance", {"q5_precise_gram":
+    "own-output-class": ("06_jit", {"q5_fast_smooth": OWN_OUTPUT_CLASS}),
+    "switches-under-tracing": ("10_vmap", {"q1_predict_batch": SWITCHES_UNDER_TRACING}),
+    "precision-by-convolution": ("08_performance", {"q5_precise_gram":
                                                     PRECISION_BY_CONVOLUTION}),
-    "python-at-call-time": ("05_jit", {"q5_fast_smooth": PYTHON_AT_CALL_TIME}),
-    "deletes-instead-of-donating": ("11_performance", {"q2_donated_update":
+    "python-at-call-time": ("06_jit", {"q5_fast_smooth": PYTHON_AT_CALL_TIME}),
+    "deletes-instead-of-donating": ("08_performance", {"q2_donated_update":
                                                        DELETES_INSTEAD_OF_DONATING}),
-    "config-after-reset": ("05_jit", {"q5_fast_smooth": CONFIG_AFTER_RESET}),
+    "config-after-reset": ("06_jit", {"q5_fast_smooth": CONFIG_AFTER_RESET}),
 }
 TWINS = {
-    "jit-honest": ("05_jit", {"q1_clip_by_norm": HONEST_HELPER,
+    "jit-honest": ("06_jit", {"q1_clip_by_norm": HONEST_HELPER,
                               "q2_static_mode": HONEST_COUNTER,
                               "q4_sgd_step": HONEST_PARTIAL,
                               "q5_fast_smooth": HONEST_OWN_CLASS}),
-    "pure-honest": ("02_pure_functions", {"q2_update": HONEST_PURE_HELPER}),
-    "vmap-honest": ("07_vmap", {"q1_predict_batch": HONEST_SHAPE_BRANCH}),
-    "gram-honest": ("11_performance", {"q5_precise_gram": HONEST_CONVOLUTION,
+    "pure-honest": ("03_pure_functions", {"q2_update": HONEST_PURE_HELPER}),
+    "vmap-honest": ("10_vmap", {"q1_predict_batch": HONEST_SHAPE_BRANCH}),
+    "gram-honest": ("08_performance", {"q5_precise_gram": HONEST_CONVOLUTION,
                                        "q2_donated_update": HONEST_DONATION}),
 }
 # what the screen's message must name, per attack

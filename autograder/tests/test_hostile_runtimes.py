@@ -13,8 +13,8 @@ The expected results are those the corpus asserts on the grader's own runtime: t
 status its dicts give each case (and, for the attacks past the screen, no more than the twin,
 which keeps its own score). A selection, not the whole corpus: the corpus is about 85
 submissions, two batches of them real exercises; the selection is 38 submissions (22 of the
-tiny course with two jobs, 5 graded with the screen off, 11 of 02_pure_functions, 05_jit,
-07_vmap and 11_performance), which took 357 s on Colab's runtime and 257 s on the newest
+tiny course with two jobs, 5 graded with the screen off, 11 of 03_pure_functions, 06_jit,
+10_vmap and 08_performance), which took 357 s on Colab's runtime and 257 s on the newest
 (the runtime's trusted runs included; the real-exercise batch 212 s and 155 s) on a shared
 2-core machine, 2026-11-29, with issue 47's donation, call-time Python and baseline classes
 (35 submissions: 264 s and 236 s, 2026-11-28; 29 submissions, before issue 47's first three
@@ -170,8 +170,8 @@ def _expected(case: str) -> tuple[str, float | None] | None:
 def _build(root: Path) -> dict[str, Path]:
     """Write the chosen attacks and twins, each by the corpus's own code, into three batches:
     ``screened`` (the tiny course), ``unscreened`` (graded with the screen off) and
-    ``rebinding`` (real exercises: 02_pure_functions, and 05_jit, 07_vmap and
-    11_performance for the answers judged by their program); return batch -> its folder."""
+    ``rebinding`` (real exercises: 03_pure_functions, and 06_jit, 10_vmap and
+    08_performance for the answers judged by their program); return batch -> its folder."""
     canary = root / "canary.txt"
     canary.write_text("untouched")
     everything = root / "corpus"
@@ -214,7 +214,7 @@ def graded(runtime, tmp_path_factory) -> dict[str, Any]:
     """Grade the chosen attacks and twins on ``runtime`` (colab or newest) as the corpus
     grades them on the grader's own: the tiny-course batch with two jobs, the attacks on the
     verdict with the screen off (one job, in this process), the rebinding attack and its twin
-    on 02_pure_functions and the answers judged by their program with their twins on 05, 07
+    on 03_pure_functions and the answers judged by their program with their twins on 05, 07
     and 11; the trusted runs are that runtime's, kept in the run's reference cache
     (``$LEARN_JAX_REFERENCE_CACHE``) with every other test's.
     Returns case -> result, and ``seconds`` -> how long each batch took."""

@@ -17,7 +17,7 @@ from autograder.grader.result import QuestionResult, Result
 from autograder.tests.conftest import FIXTURES
 
 CANVAS_SEMICOLONS = ('\ufeffLastName;FirstName;ID;SIS User ID;SIS Login ID;Section;Notes;'
-                     'Lab 3: PRNG (51203);Current Score\r\n'
+                     'Lab 4: PRNG (51203);Current Score\r\n'
                      '    Points Possible;;;;;;;12,00;(read only)\r\n'
                      'Lovelace;Ada;7301;S0001;ada@uni.example;A;"+1; bonus";;\r\n'
                      'Chen;Bo;7302;S0002;bo@uni.example;A;-2;7,50;62,50\r\n')
@@ -52,7 +52,7 @@ def test_canvas_with_split_names_and_semicolons_round_trips(tmp_path: Path):
     path.write_bytes(CANVAS_SEMICOLONS.encode())
     book = read_canvas_gradebook(path)
     assert book.name(book.students[0]) == "Lovelace, Ada" and book.points_possible(7) == 12
-    result = Result("7301", "03_prng", "x.ipynb", score=10.5, max_score=12,
+    result = Result("7301", "04_prng", "x.ipynb", score=10.5, max_score=12,
                     questions=[QuestionResult("q1", 10.5, 12, "failed")])
 
 

@@ -18,9 +18,9 @@ from autograder.kernel import colab
 from autograder.tests.conftest import toc_pages
 
 ROOT = Path(__file__).resolve().parents[2]
-CHAPTERS = ["01_arrays", "02_pure_functions", "03_prng", "04_grad", "05_jit", "06_control_flow",
-            "07_vmap", "08_sharding", "09_capstone", "10_key_concepts", "11_performance",
-            "12_shard_map", "13_debugging"]
+CHAPTERS = ["01_arrays", "02_key_concepts", "03_pure_functions", "04_prng", "05_grad", "06_jit",
+            "07_debugging", "08_performance", "09_control_flow", "10_vmap", "11_sharding",
+            "12_shard_map", "13_capstone"]
 FOLDERS = ["notebooks", "solutions", "exercises"]
 ALL = [ROOT / f / f"{c}.ipynb" for f in FOLDERS for c in CHAPTERS]
 
@@ -96,8 +96,8 @@ def test_deliberate_errors_are_tagged(chapter: str) -> None:
 
 def test_timings_use_the_shared_helper() -> None:
     """Do notebooks time code only through autograder.kernel.timing, except the cells tagged
-    `plain-timing` that teach the recipe without it (chapter 11, which teaches timing, and
-    chapter 05 if it keeps a cell of its own)? Chapter 11 must have one."""
+    `plain-timing` that teach the recipe without it (chapter 08, which teaches timing, and
+    chapter 06 if it keeps a cell of its own)? Chapter 08 must have one."""
     offenders, plain = [], []
     for path in ALL:
         for cell in _read(path).cells:
@@ -109,8 +109,8 @@ def test_timings_use_the_shared_helper() -> None:
                                              or "%timeit" in cell.source):
                 offenders.append(f"{path.parent.name}/{path.name}")
     assert offenders == []
-    assert "notebooks/11_performance.ipynb" in plain
-    assert set(plain) <= {"notebooks/05_jit.ipynb", "notebooks/11_performance.ipynb"}
+    assert "notebooks/08_performance.ipynb" in plain
+    assert set(plain) <= {"notebooks/06_jit.ipynb", "notebooks/08_performance.ipynb"}
 
 
 def test_config_points_launch_buttons_at_the_repository() -> None:
@@ -188,7 +188,7 @@ TEXT_PAGES = sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "book").glo
                      *(ROOT / "book").glob("*.md")])
 NUMBERS = {chapter[:2]: chapter for chapter in CHAPTERS}
 
-# "chapter 05", "Chapters 08", "chapter 05_jit", "Chapter [01 · Arrays](01_arrays.ipynb)"
+# "chapter 06", "Chapters 11", "chapter 06_jit", "Chapter [01 · Arrays](01_arrays.ipynb)"
 CHAPTER_WORD = re.compile(r"\b[Cc]hapters?\s+\[?(\d{2})\b(_[a-z_]+)?")
 # the rest of a list after "chapters NN": ", 05 (...) and 07", " and 05"
 LIST_MORE = re.compile(r"\s*(?:\([^()]*\))?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(\d{2})\b")
@@ -198,7 +198,7 @@ OWN_BRACKETS = re.compile(r"[^\S\n]*(?:\][^\S\n]*)?\([^()]*\)")
 PAREN = re.compile(r"\((\d{2})\)")
 # "05 · Tracing and jit", in links and tables
 NUMBERED = re.compile(r"\b(\d{2}) · ([^\]|\n]+)")
-# a link to a chapter, named by number: "[chapter 11](11_performance.ipynb)", "[05 · ...](...)"
+# a link to a chapter, named by number: "[chapter 08](08_performance.ipynb)", "[05 · ...](...)"
 NUMBER_LINK = re.compile(r"\[(?:[Cc]hapters? )?(\d{2})\b[^\]]*\]\((?:\.\./notebooks/)?([^)#]*)")
 # a link to any chapter or exercise notebook
 NOTEBOOK_LINK = re.compile(r"\]\((?:\.\./)?(?:notebooks/|exercises/)?(\d{2}_[a-z_]+)\.ipynb")
@@ -266,7 +266,7 @@ def _page(path: Path) -> str:
 def _references(text: str) -> list[tuple[int, int, str]]:
     """Each chapter number the text names: (start, end, number). A "chapter NN" or a list's
     "NN" reaches to the end of the brackets right after it, if any: its link, or the topics of
-    a list such as "chapters 04 (`grad`, pytrees), 05 (`jit`, jaxprs) and 07"."""
+    a list such as "chapters 05 (`grad`, pytrees), 06 (`jit`, jaxprs) and 10"."""
     found = []
 
     def add(start: int, end: int, number: str) -> int:
@@ -286,7 +286,7 @@ def _references(text: str) -> list[tuple[int, int, str]]:
 
 def _closing(text: str, at: int, lo: int) -> int:
     """Where the brackets around position `at` close, if it is inside brackets that open after
-    `lo`; else the end of the text. A reference in brackets, "(chapter 04)" or "(04)", speaks
+    `lo`; else the end of the text. A reference in brackets, "(chapter 05)" or "(04)", speaks
     of what comes before it or inside its brackets, not of what follows them."""
     depth = 0
     for i in range(at - 1, lo - 1, -1):
@@ -416,29 +416,29 @@ def test_chapter_references_look_back_only_to_chapters_read_before(path: Path) -
             for w in _looking_forward(text, _page(path))] == []
 
 
-# References that went stale when chapter 05 was split into 05 and 11 (and 10 took the first
+# References that went stale when chapter 06 was split into 05 and 11 (and 10 took the first
 # look at jax.jit), as the pages said them before they were corrected.
 STALE = [
-    ("notebooks/01_arrays", "(Chapter 10 compiles whole functions with `jax.jit`; chapter 05 "
+    ("notebooks/01_arrays", "(Chapter 02 compiles whole functions with `jax.jit`; chapter 06 "
      "prints the programs a function becomes on the way: its jaxpr of `lax` primitives, and "
      "the StableHLO that JAX hands to XLA.)"),
-    ("notebooks/09_capstone", "Chapter 05's *donation* tells XLA it may write the results into "
+    ("notebooks/13_capstone", "Chapter 06's *donation* tells XLA it may write the results into "
      "the arguments' memory: `jax.jit(f, donate_argnums=(0, 1))`."),
     ("book/tools", "Tools taught in the chapters are not repeated here: `jax.debug.print` "
-     "(chapter 02), `jax_log_compiles` and `jax_explain_cache_misses`, `cost_analysis()` and "
-     "`with jax.debug_nans(True)` (chapter 05)."),
-    ("notebooks/07_vmap", "The chart times the three (through "
+     "(chapter 03), `jax_log_compiles` and `jax_explain_cache_misses`, `cost_analysis()` and "
+     "`with jax.debug_nans(True)` (chapter 06)."),
+    ("notebooks/10_vmap", "The chart times the three (through "
      "`autograder.kernel.timing.compare`, which warms up, blocks on the results and reports "
-     "medians, as in chapter 05)."),
-    ("notebooks/04_grad", "The timing below times both modes (each is wrapped in `jax.jit`, "
-     "from chapter 05, so the chart compares the computations rather than Python overhead)."),
+     "medians, as in chapter 06)."),
+    ("notebooks/05_grad", "The timing below times both modes (each is wrapped in `jax.jit`, "
+     "from chapter 06, so the chart compares the computations rather than Python overhead)."),
 ]
 
 
 @pytest.mark.parametrize(("page", "text"), STALE, ids=[page for page, _text in STALE])
 def test_the_reference_checks_catch_the_stale_references(page: str, text: str) -> None:
     """Would the two checks above have caught each reference that went stale in the split of
-    chapter 05 (so that a change to their patterns cannot quietly let them through)?"""
+    chapter 06 (so that a change to their patterns cannot quietly let them through)?"""
     assert _misplaced_topics(text, _teachers()) or _looking_forward(text, page)
 
 
@@ -468,19 +468,19 @@ def test_no_words_doubled(path: Path) -> None:
 # Statements found wrong, each checked on JAX 0.7.2, 0.10.2 and 0.12.0.1: the page, wording
 # that must not come back, and why.
 CORRECTED = [
-    ("notebooks/10_key_concepts", r"Wrapping a function in `jax\.jit` inside a loop",
+    ("notebooks/02_key_concepts", r"Wrapping a function in `jax\.jit` inside a loop",
      "jax.jit(f) on the same f again reuses its trace and program; a fresh lambda retraces"),
-    ("notebooks/10_key_concepts", r"not faster than NumPy",
+    ("notebooks/02_key_concepts", r"not faster than NumPy",
      "the chart it follows can show eager jnp a little ahead of NumPy on a CPU"),
-    ("notebooks/06_control_flow", r"`0` as the initial value of a\s+float accumulator",
+    ("notebooks/09_control_flow", r"`0` as the initial value of a\s+float accumulator",
      "a Python 0 is weakly typed and takes the float carry's dtype: the loops accept it"),
-    ("notebooks/11_performance", r"`x\.shape\[0\]`, say\) cannot be exported",
+    ("notebooks/08_performance", r"`x\.shape\[0\]`, say\) cannot be exported",
      "`if x.shape[0] >= 1` and `x.reshape(x.shape[0] * 4)` export; undecidable comparisons fail"),
-    ("notebooks/08_sharding", r"`Explicit` (?:from|ones on|since) (?:JAX )?0\.10",
+    ("notebooks/11_sharding", r"`Explicit` (?:from|ones on|since) (?:JAX )?0\.10",
      "make_mesh's default axis type became Explicit in JAX 0.9.0"),
-    ("notebooks/09_capstone", r"`Explicit` (?:from|ones on|since) (?:JAX )?0\.10",
+    ("notebooks/13_capstone", r"`Explicit` (?:from|ones on|since) (?:JAX )?0\.10",
      "make_mesh's default axis type became Explicit in JAX 0.9.0"),
-    ("notebooks/09_capstone", r"catches\s+up", "Flax 0.12.12 imports and runs NNX on JAX 0.12"),
+    ("notebooks/13_capstone", r"catches\s+up", "Flax 0.12.12 imports and runs NNX on JAX 0.12"),
     ("book/what_next", r"catches\s+up", "Flax 0.12.12 imports and runs NNX on JAX 0.12"),
 ]
 
@@ -500,8 +500,8 @@ def test_the_corrections_explain_what_holds() -> None:
     def text(page: str) -> str:
         return "\n".join(c.source for c in _read(ROOT / f"{page}.ipynb").cells)
 
-    assert "constraints=[" in text("notebooks/11_performance")
-    assert "InconclusiveDimensionOperation" in text("notebooks/11_performance")
-    assert "jnp.int32(0)" in text("notebooks/06_control_flow")
-    assert "Flax 0.12.12" in text("notebooks/09_capstone")
+    assert "constraints=[" in text("notebooks/08_performance")
+    assert "InconclusiveDimensionOperation" in text("notebooks/08_performance")
+    assert "jnp.int32(0)" in text("notebooks/09_control_flow")
+    assert "Flax 0.12.12" in text("notebooks/13_capstone")
     assert "flax==0.12.12" in text("book/what_next")

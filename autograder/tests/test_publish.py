@@ -19,7 +19,7 @@ from autograder.grader.release import ROOT
 
 # What the course's chapters show verbatim of an answer (a chapter teaching the idiom):
 # published, with a note. A new one fails test_published_tree_holds_no_answer_or_hidden_test.
-# None today: 04 q3 asks for a rule per leaf, which the chapter's sgd_update does not show.
+# None today: 05 q3 asks for a rule per leaf, which the chapter's sgd_update does not show.
 CHAPTER_ANSWERS: set[tuple[str, str]] = set()
 _BLOCK = {"answer": re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S),
           "hidden tests": re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)}
@@ -152,16 +152,16 @@ def test_publish_again_changes_nothing_and_keeps_the_repositorys_own_files(
     (dest / "exercises" / "00_dropped.ipynb").write_text("{}")
     report = publish(dest, course)
     assert "removed exercises/00_dropped.ipynb" in report
-    assert "wrote exercises/05_jit.ipynb" in report
+    assert "wrote exercises/06_jit.ipynb" in report
     assert (dest / ".git" / "HEAD").exists() and (dest / ".github/workflows/book.yml").exists()
     assert [line for line in publish(dest, course) if not line.startswith("note:")] == []
-    for name in ("solutions/09_capstone.ipynb", "exercises/09_capstone.ipynb"):
+    for name in ("solutions/13_capstone.ipynb", "exercises/13_capstone.ipynb"):
         (course / name).unlink()
-    (course / "autograder/kernel/released/09_capstone.json").unlink()
+    (course / "autograder/kernel/released/13_capstone.json").unlink()
     report = publish(dest, course)
     assert sorted(line for line in report if line.startswith("removed")) == [
-        "removed autograder/kernel/released/09_capstone.json",
-        "removed exercises/09_capstone.ipynb"]
+        "removed autograder/kernel/released/13_capstone.json",
+        "removed exercises/13_capstone.ipynb"]
 
 
 def _paste(path: Path, source: str) -> None:
@@ -187,19 +187,19 @@ def _leak(course: Path, dest: Path, case: str) -> str:
     """Put one kind of private material where publishing would take it; return the path the
     refusal must name."""
     if case == "hidden test pasted in a chapter":
-        _paste(course / "notebooks/05_jit.ipynb", "# worked example\n" + _hidden_test("05_jit"))
-        return "notebooks/05_jit.ipynb holds 05_jit: the hidden tests of q1_clip_by_norm_tests"
+        _paste(course / "notebooks/06_jit.ipynb", "# worked example\n" + _hidden_test("06_jit"))
+        return "notebooks/06_jit.ipynb holds 06_jit: the hidden tests of q1_clip_by_norm_tests"
     if case == "answer quoted in a book page":
         page = course / "book/answers.md"
-        page.write_text("# Answers\n\n```python\n" + _answer("07_vmap") + "```\n")
-        return "book/answers.md holds 07_vmap: the answer"
+        page.write_text("# Answers\n\n```python\n" + _answer("10_vmap") + "```\n")
+        return "book/answers.md holds 10_vmap: the answer"
     if case == "answer in an exercise":
-        _paste(course / "exercises/03_prng.ipynb", _answer("03_prng"))
-        return "exercises/03_prng.ipynb holds 03_prng: the answer"
+        _paste(course / "exercises/04_prng.ipynb", _answer("04_prng"))
+        return "exercises/04_prng.ipynb holds 04_prng: the answer"
     if case == "source copied over its exercise":
-        shutil.copy(course / "solutions/02_pure_functions.ipynb",
-                    course / "exercises/02_pure_functions.ipynb")
-        return "exercises/02_pure_functions.ipynb holds nbgrader's markers"
+        shutil.copy(course / "solutions/03_pure_functions.ipynb",
+                    course / "exercises/03_pure_functions.ipynb")
+        return "exercises/03_pure_functions.ipynb holds nbgrader's markers"
     if case == "hidden value in a values file":
         store = course / "autograder/kernel/released/01_arrays.json"
         sets = read_values(store.read_text(), "01_arrays")
@@ -212,8 +212,8 @@ def _leak(course: Path, dest: Path, case: str) -> str:
         return "solutions/01_arrays.ipynb holds nbgrader's markers"
     if case == "hidden tests in a module of the package":
         (course / "autograder/kernel/scratch.py").write_text(
-            "CASE = '''\n" + _hidden_test("06_control_flow") + "'''\n")
-        return "autograder/kernel/scratch.py holds 06_control_flow: the hidden tests"
+            "CASE = '''\n" + _hidden_test("09_control_flow") + "'''\n")
+        return "autograder/kernel/scratch.py holds 09_control_flow: the hidden tests"
     raise AssertionError(case)
 
 
@@ -243,28 +243,28 @@ def test_publish_refuses_private_material_and_writes_nothing(course: Path, tmp_p
 
 def test_publish_takes_honest_pages_that_show_the_markers(course: Path, tmp_path: Path) -> None:
     """Honest twin: a book page that explains nbgrader's markers around code that is no answer,
-    and a chapter that teaches an answer's idiom (a cell showing 04 q3's answer, added to the
+    and a chapter that teaches an answer's idiom (a cell showing 05 q3's answer, added to the
     copy: the course's chapters show none today), are published (the latter with a note)."""
     (course / "book/markers.md").write_text(
         "# Markers\n\n```python\ndef f(x):\n    ### BEGIN SOLUTION\n    return x + 1\n"
         "    ### END SOLUTION\n```\n")
-    answers = [cell.source for cell in nbformat.read(course / "solutions/04_grad.ipynb", 4).cells
+    answers = [cell.source for cell in nbformat.read(course / "solutions/05_grad.ipynb", 4).cells
                if cell.metadata.get("nbgrader", {}).get("grade_id") == "q3_sgd_step"]
-    chapter = nbformat.read(course / "notebooks/04_grad.ipynb", as_version=4)
+    chapter = nbformat.read(course / "notebooks/05_grad.ipynb", as_version=4)
     chapter.cells.append(nbformat.v4.new_code_cell(_BLOCK["answer"].search(answers[0])[1]))
-    nbformat.write(chapter, course / "notebooks/04_grad.ipynb")
+    nbformat.write(chapter, course / "notebooks/05_grad.ipynb")
     dest = tmp_path / "public"
     report = publish(dest, course)
     assert "wrote book/markers.md" in report
     assert [line for line in report if line.startswith("note:")] == [
-        "note: the chapter notebooks/04_grad.ipynb shows 04_grad: the answer q3_sgd_step "
+        "note: the chapter notebooks/05_grad.ipynb shows 05_grad: the answer q3_sgd_step "
         "verbatim"]
 
 
 def test_publish_refuses_links(course: Path, tmp_path: Path) -> None:
     """Attack: a link in a published folder (pointing at a source) or a published folder of the
     checkout that is a link out of it. Is either refused with nothing written outside?"""
-    (course / "book/reference.ipynb").symlink_to(course / "solutions/05_jit.ipynb")
+    (course / "book/reference.ipynb").symlink_to(course / "solutions/06_jit.ipynb")
     with pytest.raises(ValueError, match="book/reference.ipynb is a link"):
         publish(tmp_path / "public", course)
     (course / "book/reference.ipynb").unlink()
@@ -286,8 +286,8 @@ def test_publish_refuses_an_unreleased_course_and_an_overlapping_dest(course: Pa
         publish(course / "public", course)
     with pytest.raises(ValueError, match="overlaps the course"):
         publish(course, course)
-    (course / "exercises/04_grad.ipynb").unlink()
-    with pytest.raises(ValueError, match=r"exercises/04_grad.ipynb is missing.*autograder "
+    (course / "exercises/05_grad.ipynb").unlink()
+    with pytest.raises(ValueError, match=r"exercises/05_grad.ipynb is missing.*autograder "
                                          "release"):
         publish(tmp_path / "public", course)
 
@@ -301,7 +301,7 @@ def test_publish_command(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch.setattr(module, "ROOT", course)
     assert main(["publish", str(tmp_path / "public")]) == 0
     assert "files written or removed" in capsys.readouterr().out
-    _paste(course / "exercises/05_jit.ipynb", _answer("05_jit"))
+    _paste(course / "exercises/06_jit.ipynb", _answer("06_jit"))
     assert main(["publish", str(tmp_path / "public")]) == 1
     assert "error: nothing was published" in capsys.readouterr().err
 

@@ -283,11 +283,11 @@ def test_release_of_a_value_moved_beyond_tolerance_fails_check_and_names_new_val
 @pytest.mark.slow
 @pytest.mark.runtimes
 def test_release_on_another_jax_keeps_the_committed_values(runtime: KernelRuntime) -> None:
-    """Recorded on another build of JAX (Colab's, the newest; Python 3.13), where 09_capstone's
+    """Recorded on another build of JAX (Colab's, the newest; Python 3.13), where 13_capstone's
     float32 values may differ in their last bits from the committed ones (the tools' JAX; on
     the newest, 5 of the 7 test cells it had then gave other digests on 2026-11-27), does
     every test cell keep its committed values, so release writes nothing there?"""
-    source = ROOT / "solutions" / "09_capstone.ipynb"
+    source = ROOT / "solutions" / "13_capstone.ipynb"
     fresh = visible_records(trusted_records(source, python=runtime.python))
     committed = written_records((ROOT / "exercises" / source.name).read_text())
     kept, changes = settled(committed, fresh)

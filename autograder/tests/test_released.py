@@ -45,9 +45,9 @@ def test_digest_is_short_stable_and_tells_values_apart() -> None:
 def test_reference_lines_round_trip_and_stay_short() -> None:
     """Do the two lines name the exercise, the cell and the digest in short lines that
     written_reference reads back, at the top of a cell only?"""
-    lines = reference_lines("05_jit", "q1_clip_by_norm_tests", _entries())
+    lines = reference_lines("06_jit", "q1_clip_by_norm_tests", _entries())
     assert lines.count("\n") == 2 and max(map(len, lines.splitlines())) <= 100
-    ref = Reference("05_jit", "q1_clip_by_norm_tests", digest(_entries()))
+    ref = Reference("06_jit", "q1_clip_by_norm_tests", digest(_entries()))
     assert written_reference(lines + CHECKS) == ref
     assert written_reference(lines) == ref
     assert written_reference(CHECKS) is None
@@ -60,7 +60,7 @@ def test_reference_lines_refuse_names_that_are_not_plain(name: str) -> None:
     with pytest.raises(ValueError):
         reference_lines(name, "q1_tests", _entries())
     with pytest.raises(ValueError):
-        reference_lines("05_jit", name, _entries())
+        reference_lines("06_jit", name, _entries())
 
 
 def test_values_file_round_trip_keeps_earlier_values() -> None:

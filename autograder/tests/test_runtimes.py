@@ -144,10 +144,10 @@ def test_book_page_runs(any_runtime: KernelRuntime, page: Path) -> None:
     assert f"JAX {any_runtime.pinned('jax')}" in printed
 
 
-# Chapter 09's last cells run the capstone's step with these libraries (package: the name each
+# Chapter 13's last cells run the capstone's step with these libraries (package: the name each
 # cell prints), and What next's training step with Optax.
 LIBRARIES = {"optax": "Optax", "flax": "Flax", "equinox": "Equinox"}
-CAPSTONE = ROOT / "notebooks" / "09_capstone.ipynb"
+CAPSTONE = ROOT / "notebooks" / "13_capstone.ipynb"
 
 
 def _printed(cell: nbformat.NotebookNode) -> str:
@@ -155,7 +155,7 @@ def _printed(cell: nbformat.NotebookNode) -> str:
 
 
 def test_library_cells_run_with_the_pinned_versions(any_runtime: KernelRuntime) -> None:
-    """Do chapter 09's Optax, Flax NNX and Equinox cells run their training steps, printing the
+    """Do chapter 13's Optax, Flax NNX and Equinox cells run their training steps, printing the
     version the runtime's file pins (on the newest runtime all three; on Colab's, Optax and
     Flax 0.11.2), and where a library is not pinned (so not installed), does its cell say in
     one line which release to install and run nothing? Does What next's Optax step run with
@@ -210,7 +210,7 @@ def test_compat_on_runtime(runtime: KernelRuntime) -> None:
 # so the learner reads another (still helpful) message there: (source stem, case) -> the
 # oldest JAX that does, and why. The `# expect:` text shows on every version all the same.
 CAUGHT_EARLIER = {
-    ("03_prng", "q4_random_walk__draws_with_kept_key"): (
+    ("04_prng", "q4_random_walk__draws_with_kept_key"): (
         (0, 12), "JAX 0.12's key-reuse checker sees the key drawn with and then split again "
         "in the next step of the scan (a KeyReuseError and the scan hint); 0.10 and older "
         "let it through to the value check, whose mistake message names it"),

@@ -21,7 +21,7 @@ def _course(stem: str) -> tuple[nbformat.NotebookNode, Judged, dict[str, set[str
     return nb, judged, own
 
 
-JIT, JIT_JUDGED, JIT_OWN = _course("05_jit")
+JIT, JIT_JUDGED, JIT_OWN = _course("06_jit")
 Q2 = JIT_OWN["q2_static_mode"]  # {"build_normalise"}
 
 
@@ -45,7 +45,7 @@ def test_no_solution_answer_trips_the_screen() -> None:
 
 
 def test_the_tests_names_come_from_every_test_cell_hidden_ones_too() -> None:
-    """Are the names 05_jit's tests read before binding them the answers' names and the
+    """Are the names 06_jit's tests read before binding them the answers' names and the
     builtins they call (the checks they import first are not), while every name they use,
     hidden tests' included, counts as used?"""
     assert {"clip_by_norm", "build_normalise", "mean_above", "build_sgd_step",
@@ -93,7 +93,7 @@ def test_tampering_is_flagged(source: str) -> None:
 
 
 # The class of the issue's attack: answer code that changes what a test cell calls or reads
-# (here 05_jit's question 2, whose test calls build_normalise() after importing its checks).
+# (here 06_jit's question 2, whose test calls build_normalise() after importing its checks).
 REBINDING = {
     "global in the answer": "def build_normalise():\n    global check_jitted\n"
                             "    check_jitted = lambda f, name: None\n",
@@ -133,7 +133,7 @@ REBINDING = {
 
 @pytest.mark.parametrize("case", REBINDING)
 def test_binding_a_name_the_tests_use_is_flagged(case: str) -> None:
-    """With 05_jit's names, is each way of binding a name a test cell calls or reads (or a
+    """With 06_jit's names, is each way of binding a name a test cell calls or reads (or a
     global the cell did not create, or a namespace by reflection) flagged?"""
     assert screen(REBINDING[case], Q2, JIT_JUDGED), case
 

@@ -58,21 +58,21 @@ def test_untouched_copies_only_grade_the_original_name(tmp_path: Path) -> None:
 
 def test_assignment_option_from_fetch_layout_takes_only_that_assignment(tmp_path: Path) -> None:
     """From fetch's layout <user>/exercises/*.ipynb with nine-ish notebooks each, does
-    --assignment 05_jit take each user's 05_jit only (a Colab copy of it too), leave the other
+    --assignment 06_jit take each user's 06_jit only (a Colab copy of it too), leave the other
     assignments and an Untitled out where the user has the real one, and take a lone
     unnamed notebook as it?"""
-    for rel in ["ann/exercises/01_arrays.ipynb", "ann/exercises/05_jit.ipynb",
-                "ann/exercises/07_vmap.ipynb", "ann/exercises/Untitled.ipynb",
-                "bob/exercises/Copy of 05_jit.ipynb", "bob/exercises/01_arrays.ipynb",
-                "cy/exercises/my_answers.ipynb", "cy/exercises/07_vmap.ipynb"]:
+    for rel in ["ann/exercises/01_arrays.ipynb", "ann/exercises/06_jit.ipynb",
+                "ann/exercises/10_vmap.ipynb", "ann/exercises/Untitled.ipynb",
+                "bob/exercises/Copy of 06_jit.ipynb", "bob/exercises/01_arrays.ipynb",
+                "cy/exercises/my_answers.ipynb", "cy/exercises/10_vmap.ipynb"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
-    known = ["01_arrays", "05_jit", "07_vmap"]
+    known = ["01_arrays", "06_jit", "10_vmap"]
     found = sorted((s.student, s.assignment, s.path.name, s.problem)
-                   for s in discover([tmp_path], known, "05_jit"))
-    assert found == [("ann", "05_jit", "05_jit.ipynb", ""),
-                     ("bob", "05_jit", "Copy of 05_jit.ipynb", ""),
-                     ("cy", "05_jit", "my_answers.ipynb", "")]
+                   for s in discover([tmp_path], known, "06_jit"))
+    assert found == [("ann", "06_jit", "06_jit.ipynb", ""),
+                     ("bob", "06_jit", "Copy of 06_jit.ipynb", ""),
+                     ("cy", "06_jit", "my_answers.ipynb", "")]
 
 
 def test_unknown_notebook_is_its_own_submission(tmp_path: Path) -> None:

@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_runtime_and_module_are_read_from_a_test_id() -> None:
     """Is a test's runtime the runtime word among its parameters (and ``-`` without one), and
     its module the file's stem?"""
-    assert runtime_of("autograder/tests/test_runtimes.py::test_x[colab-05_jit]") == "colab"
-    assert runtime_of("autograder/tests/test_hint_corpus.py::test_y[newest-05_jit]") == "newest"
-    assert runtime_of("autograder/tests/test_exercises.py::test_z[05_jit]") == "-"
+    assert runtime_of("autograder/tests/test_runtimes.py::test_x[colab-06_jit]") == "colab"
+    assert runtime_of("autograder/tests/test_hint_corpus.py::test_y[newest-06_jit]") == "newest"
+    assert runtime_of("autograder/tests/test_exercises.py::test_z[06_jit]") == "-"
     assert runtime_of("autograder/tests/test_layout.py::test_w") == "-"
     assert runtime_of("test_small.py::test_k[colab]@test_small:colab") == "colab"
-    assert runtime_of("test_small.py::test_k[05_jit]@exercise:05_jit") == "-"
+    assert runtime_of("test_small.py::test_k[06_jit]@exercise:06_jit") == "-"
     assert module_of("autograder/tests/test_runtimes.py::test_x[colab]") == "test_runtimes"
 
 

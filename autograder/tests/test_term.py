@@ -42,13 +42,13 @@ TERM = CLASSROOM / "term.toml"
 ROSTER = CLASSROOM / "roster-term.csv"
 CANVAS = CLASSROOM / "canvas-export-term.csv"
 MOODLE = CLASSROOM / "moodle-export-term.csv"
-KNOWN = ["01_arrays", "02_pure_functions", "03_prng"]
+KNOWN = ["01_arrays", "03_pure_functions", "04_prng"]
 TEST_STUDENT = "7399"  # Canvas's Test Student (Student View) in the Canvas fixtures
-MAXIMUM = {"01_arrays": 20.0, "02_pure_functions": 10.0, "03_prng": 12.0}  # Moodle's items
-LAB1, LAB2, LAB3 = ("Lab 1: Arrays (51201)", "Lab 2: Pure functions (51202)",
-                    "Lab 3: PRNG (51203)")
-M1, M2, M3 = ("Assignment: Lab 1: Arrays (Real)", "Assignment: Lab 2: Pure functions (Real)",
-              "Assignment: Lab 3: PRNG (Real)")
+MAXIMUM = {"01_arrays": 20.0, "03_pure_functions": 10.0, "04_prng": 12.0}  # Moodle's items
+LAB1, LAB2, LAB3 = ("Lab 1: Arrays (51201)", "Lab 3: Pure functions (51202)",
+                    "Lab 4: PRNG (51203)")
+M1, M2, M3 = ("Assignment: Lab 1: Arrays (Real)", "Assignment: Lab 3: Pure functions (Real)",
+              "Assignment: Lab 4: PRNG (Real)")
 
 
 def at(text: str) -> datetime:
@@ -156,9 +156,9 @@ def _week3() -> list[Result]:
     """01 again, 02 (Cy excused, Eve with an extension), 03 just released: every 03
     notebook left as released."""
     return _week1() + [
-        graded("ada-l", "02_pure_functions", 8, 10), graded("BoChen", "02_pure_functions", 10, 10),
-        graded("cyito", "02_pure_functions", 6, 10), graded("evemoss", "02_pure_functions", 9, 10),
-        untouched("ada-l", "03_prng", 12), untouched("BoChen", "03_prng", 12)]
+        graded("ada-l", "03_pure_functions", 8, 10), graded("BoChen", "03_pure_functions", 10, 10),
+        graded("cyito", "03_pure_functions", 6, 10), graded("evemoss", "03_pure_functions", 9, 10),
+        untouched("ada-l", "04_prng", 12), untouched("BoChen", "04_prng", 12)]
 
 
 def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
@@ -200,7 +200,7 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     assert changed == {
         ("7301", LAB1): "18", ("7302", LAB1): "16", ("7305", LAB1): "0", ("7306", LAB1): "0",
         ("7301", LAB2): "8", ("7302", LAB2): "10", ("7303", LAB2): "EX", ("7306", LAB2): "0"}
-    assert _kept(three) == {("evemoss", "canvas", "02_pure_functions", "EX", "9")}
+    assert _kept(three) == {("evemoss", "canvas", "03_pure_functions", "EX", "9")}
     moodle_changed = lms_changes(moodle, three / "grades-moodle.csv", "Email address")
     assert moodle_changed == {
         ("ada.lovelace@uni.example", M1): "18", ("bo.chen@uni.example", M1): "16",
@@ -215,19 +215,19 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     grades = _grades(three)
     assert grades[("ada-l", "01_arrays")]["decision"] == (
         "18 set by hand (regrade request: the answer is right)")
-    assert grades[("cyito", "02_pure_functions")]["final_score"] == "EX"
-    assert grades[("ada-l", "03_prng")]["final_score"] == ""  # not yet due
+    assert grades[("cyito", "03_pure_functions")]["final_score"] == "EX"
+    assert grades[("ada-l", "04_prng")]["final_score"] == ""  # not yet due
     canvas = imported(canvas, changed, "ID", tmp_path / "canvas-3.csv", "\r\n")
     moodle = imported(moodle, moodle_changed, "Email address", tmp_path / "moodle-3.csv", "\n")
 
-    # Week 3, a day later: Ada's 02 question q1 is regraded alone (regrade --student ada-l
-    # --assignment 02_pure_functions --question q1: its verdict merged into her earlier
+    # Week 3, a day later: Ada's 03 question q1 is regraded alone (regrade --student ada-l
+    # --assignment 03_pure_functions --question q1: its verdict merged into her earlier
     # result, regrade.combine); the instructor asks for the new score to reach the LMS.
     # Only her 02 cell changes; her hand-set 01 and every other learner's cells stay.
     regraded = [r for r in _week3()]
     where = next(i for i, r in enumerate(regraded)
-                 if (r.student, r.assignment) == ("ada-l", "02_pure_functions"))
-    kept, note = combine(regraded[where], graded("ada-l", "02_pure_functions", 10, 10), "q1")
+                 if (r.student, r.assignment) == ("ada-l", "03_pure_functions"))
+    kept, note = combine(regraded[where], graded("ada-l", "03_pure_functions", 10, 10), "q1")
     assert note == "" and kept.score == 10 and "regraded alone" in kept.message
     regraded[where] = kept
     again = run_step(regraded, tmp_path / "week3-regrade", canvas, moodle,
@@ -235,24 +235,24 @@ def test_a_term_changes_only_the_cells_it_should(tmp_path: Path):
     assert lms_changes(canvas, again / "grades-canvas.csv", "ID") == {("7301", LAB2): "10"}
     assert lms_changes(moodle, again / "grades-moodle.csv", "Email address") == {
         ("ada.lovelace@uni.example", M2): "10"}
-    assert _kept(again) == {("evemoss", "canvas", "02_pure_functions", "EX", "9")}
+    assert _kept(again) == {("evemoss", "canvas", "03_pure_functions", "EX", "9")}
     grades = _grades(again)
     assert grades[("ada-l", "01_arrays")]["final_score"] == "18"  # the override stays
-    assert grades[("ada-l", "02_pure_functions")]["final_score"] == "10"
-    assert {k: v for k, v in grades.items() if k != ("ada-l", "02_pure_functions")} == {
-        k: v for k, v in _grades(three).items() if k != ("ada-l", "02_pure_functions")}
+    assert grades[("ada-l", "03_pure_functions")]["final_score"] == "10"
+    assert {k: v for k, v in grades.items() if k != ("ada-l", "03_pure_functions")} == {
+        k: v for k, v in _grades(three).items() if k != ("ada-l", "03_pure_functions")}
 
-    # Week 6 (13 Oct): only 03 is graded (--assignments 03_prng); 03 has no closed time and
+    # Week 6 (13 Oct): only 03 is graded (--assignments 04_prng); 03 has no closed time and
     # no points for missing work, so Fay's cell stays as it is.
-    six = run_step([graded("ada-l", "03_prng", 10, 12), graded("BoChen", "03_prng", 9, 12),
-                    graded("cyito", "03_prng", 12, 12), graded("evemoss", "03_prng", 6, 12)],
+    six = run_step([graded("ada-l", "04_prng", 10, 12), graded("BoChen", "04_prng", 9, 12),
+                    graded("cyito", "04_prng", 12, 12), graded("evemoss", "04_prng", 6, 12)],
                    tmp_path / "week6", canvas, moodle, "2026-10-13T12:00:00+02:00",
-                   assignments=["03_prng"])
+                   assignments=["04_prng"])
     changed = lms_changes(canvas, six / "grades-canvas.csv", "ID")
     assert changed == {("7305", LAB3): "6"}  # Ada's 10 is Canvas's 10.00: unchanged
-    assert _kept(six) == {("BoChen", "canvas", "03_prng", "7.00", "9"),
-                          ("cyito", "canvas", "03_prng", "EX", "12"),
-                          ("BoChen", "moodle", "03_prng", "7.00", "9")}
+    assert _kept(six) == {("BoChen", "canvas", "04_prng", "7.00", "9"),
+                          ("cyito", "canvas", "04_prng", "EX", "12"),
+                          ("BoChen", "moodle", "04_prng", "7.00", "9")}
     assert lms_changes(moodle, six / "grades-moodle.csv", "Email address") == {
         ("cy.ito@uni.example", M3): "12", ("eve.moss@uni.example", M3): "6"}
     assert M1 not in _table(six / "grades-moodle.csv")[0]  # not graded: not imported
@@ -311,8 +311,8 @@ def test_a_notebook_left_as_released_is_never_zero_before_the_due_time():
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\n\n[[excused]]\nstudent = \"a\"\n"
      "assignment = \"01_arrays\"\n", "line 4: [[excused]] needs reason"),
     ("[assignment.01_arrays]\ndue = 2026-09-14T23:59:00Z\n[[extension]]\nstudent = \"a\"\n"
-     "assignment = \"02_pure_functions\"\ndue = 2026-09-20T00:00:00Z\n",
-     "line 5: [[extension]] names assignment '02_pure_functions', which has no"),
+     "assignment = \"03_pure_functions\"\ndue = 2026-09-20T00:00:00Z\n",
+     "line 5: [[extension]] names assignment '03_pure_functions', which has no"),
     ("[assignment.01_arrays\n", "not TOML"),
 ])
 def test_a_bad_term_file_is_refused_naming_the_file_and_line(tmp_path: Path, text: str,
@@ -345,8 +345,8 @@ def test_moodle_identifiers_match_in_any_case_and_are_written_as_moodle_has_them
         tmp_path: Path):
     """Does a roster identifier ``Bo.Chen@Uni.Example`` reach Moodle's ``bo.chen@uni.example``
     row, and the import carry Moodle's spelling (never the roster's)?"""
-    out = run_step([graded("BoChen", "03_prng", 12, 12)], tmp_path, CANVAS, MOODLE,
-                   "2026-10-13T12:00:00+02:00", assignments=["03_prng"], replace_scores=True)
+    out = run_step([graded("BoChen", "04_prng", 12, 12)], tmp_path, CANVAS, MOODLE,
+                   "2026-10-13T12:00:00+02:00", assignments=["04_prng"], replace_scores=True)
     rows = _table(out / "grades-moodle.csv")
     emails = [r[rows[0].index("Email address")] for r in rows[1:]]
     assert "bo.chen@uni.example" in emails and "Bo.Chen@Uni.Example" not in emails
@@ -375,7 +375,7 @@ LMS_TERM = """\
 [assignment.01_arrays]
 due = 2026-09-14T23:59:00+02:00
 
-[assignment.03_prng]
+[assignment.04_prng]
 released = 2026-10-20T09:00:00+01:00
 due = 2026-11-03T23:59:00+01:00
 closed = 2026-11-10T23:59:00+01:00
@@ -384,7 +384,7 @@ missing = 0
 
 [[excused]]
 student = "{excused}"
-assignment = "03_prng"
+assignment = "04_prng"
 reason = "medical certificate"
 """
 
@@ -462,17 +462,17 @@ def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: P
     # Canvas: in, graded (synthetic results), back.
     subs = tmp_path / "canvas-subs"
     canvas_zip = _lms_zip(tmp_path / "canvas.zip", [
-        "lovelaceada_7301_90001_03_prng.ipynb", "chenbo_LATE_7302_90002_03_prng.ipynb",
-        "studenttest_7399_90009_03_prng.ipynb"])
+        "lovelaceada_7301_90001_04_prng.ipynb", "chenbo_LATE_7302_90002_04_prng.ipynb",
+        "studenttest_7399_90009_04_prng.ipynb"])
     with pytest.raises(UnpackError, match="no entry is named as Moodle names its download"):
-        unpack("moodle", canvas_zip, moodle_learners(NOTES_WORKSHEET), "03_prng", subs, KNOWN)
+        unpack("moodle", canvas_zip, moodle_learners(NOTES_WORKSHEET), "04_prng", subs, KNOWN)
     assert not subs.exists()  # refused: nothing written
-    rows = unpack("canvas", canvas_zip, canvas_learners(NOTES_CANVAS), "03_prng", subs, KNOWN)
+    rows = unpack("canvas", canvas_zip, canvas_learners(NOTES_CANVAS), "04_prng", subs, KNOWN)
     taken = {r.student: r for r in rows if r.outcome == "taken"}
     assert sorted(taken) == ["7301", "7302"] and taken["7302"].late == "yes"
     assert any("Test Student" in r.reason for r in rows if r.lms_id == "7399")
-    out = _lms_run(tmp_path, "canvas", [record_path(subs, "03_prng")], NOTES_CANVAS,
-                   [graded("7301", "03_prng", 12, 12), graded("7302", "03_prng", 9, 12)], "7303",
+    out = _lms_run(tmp_path, "canvas", [record_path(subs, "04_prng")], NOTES_CANVAS,
+                   [graded("7301", "04_prng", 12, 12), graded("7302", "04_prng", 9, 12)], "7303",
                    subs / "lms-roster.csv")
     export = out / "grades-canvas.csv"
     assert _differing(NOTES_CANVAS, export, "ID") == {
@@ -484,40 +484,40 @@ def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: P
     assert b',+1 bonus (office hours),' in after[2] and b',=see e-mail,' in after[4]
     assert b'"@tutor: ""check"", then grade"' in after[5]
     summary = (out / "summary.md").read_text()
-    assert "**7302**: 03_prng: late: late in Canvas" in summary  # no time typed by hand
+    assert "**7302**: 04_prng: late: late in Canvas" in summary  # no time typed by hand
     assert "penalty is taken twice" in summary
     # the excused learner and the one given the term's missing points each get a page
-    assert "excused (medical certificate)" in (out / "7303" / "03_prng" / "feedback.html"
+    assert "excused (medical certificate)" in (out / "7303" / "04_prng" / "feedback.html"
                                                ).read_text()
     assert "Not submitted: not submitted (no notebook found)" in (
-        out / "7304" / "03_prng" / "feedback.html").read_text()
+        out / "7304" / "04_prng" / "feedback.html").read_text()
 
     # Moodle: both folder styles (a folder per learner, and the files flat), the worksheet's
     # maximum (100) and late time.
     subs = tmp_path / "moodle-subs"
     moodle_zip = _lms_zip(tmp_path / "moodle.zip", [
-        "Ada Lovelace_1234501_assignsubmission_file_/03_prng.ipynb",
-        "Bo Chen_1234502_assignsubmission_file_03_prng.ipynb",
-        "Cy Ito_1234503_assignsubmission_file/03_prng.ipynb"])
+        "Ada Lovelace_1234501_assignsubmission_file_/04_prng.ipynb",
+        "Bo Chen_1234502_assignsubmission_file_04_prng.ipynb",
+        "Cy Ito_1234503_assignsubmission_file/04_prng.ipynb"])
     with pytest.raises(UnpackError, match="no entry is named as Canvas names"):
-        unpack("canvas", moodle_zip, canvas_learners(NOTES_CANVAS), "03_prng", subs, KNOWN)
-    rows = unpack("moodle", moodle_zip, moodle_learners(NOTES_WORKSHEET), "03_prng", subs,
+        unpack("canvas", moodle_zip, canvas_learners(NOTES_CANVAS), "04_prng", subs, KNOWN)
+    rows = unpack("moodle", moodle_zip, moodle_learners(NOTES_WORKSHEET), "04_prng", subs,
                   KNOWN)
     folder = {r.name: r.student for r in rows if r.outcome == "taken"}
     assert sorted(folder) == ["Ada Lovelace", "Bo Chen", "Cy Ito"]
-    record = record_path(subs, "03_prng")
-    results = [graded(folder["Ada Lovelace"], "03_prng", 12, 12),
-               graded(folder["Bo Chen"], "03_prng", 9, 12),
-               graded(folder["Cy Ito"], "03_prng", 6, 12)]
+    record = record_path(subs, "04_prng")
+    results = [graded(folder["Ada Lovelace"], "04_prng", 12, 12),
+               graded(folder["Bo Chen"], "04_prng", 9, 12),
+               graded(folder["Cy Ito"], "04_prng", 6, 12)]
     out = _lms_run(tmp_path, "moodle", [record], NOTES_MOODLE, results, "cy.ito@uni.example",
                    subs / "lms-roster.csv")
     export = out / "grades-moodle.csv"
     # full marks are Moodle's 100; Bo 1 day 2 hours late: 2 started days, 20% off (9 -> 6.6
     # of 12: 55); Cy excused (left, Moodle has no EX); Dee's hand-typed 15 kept, not a 0
     assert _differing(NOTES_MOODLE, export, "Email address") == {
-        ("ada.lovelace@uni.example", "Assignment: Lab 3: PRNG (Real)"): "100",
-        ("bo.chen@uni.example", "Assignment: Lab 3: PRNG (Real)"): "55"}
-    assert [k[1:] for k in _kept(out)] == [("moodle", "03_prng", "15.00", "0")]  # Dee
+        ("ada.lovelace@uni.example", "Assignment: Lab 4: PRNG (Real)"): "100",
+        ("bo.chen@uni.example", "Assignment: Lab 4: PRNG (Real)"): "55"}
+    assert [k[1:] for k in _kept(out)] == [("moodle", "04_prng", "15.00", "0")]  # Dee
     text = export.read_text()
     # copied as Moodle wrote them: quotes, "-" for no grade, values a spreadsheet would read
     # as formulas
@@ -525,7 +525,7 @@ def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: P
     assert ',-Informatics,dee.okafor@uni.example,15.00,1790000000\n' in text
     assert _cells(export)[0] == [
         "First name", "Last name", "ID number", "Institution", "Department", "Email address",
-        "Assignment: Lab 3: PRNG (Real)", "Last downloaded from this course"]
+        "Assignment: Lab 4: PRNG (Real)", "Last downloaded from this course"]
 
     # Refused: a term file naming nobody, an overrides row with an unquoted comma.
     with pytest.raises(ValueError, match=r"term-moodle\.toml: line 12: \[\[excused\]\] names "
@@ -534,6 +534,6 @@ def test_a_term_through_the_lms_files_changes_only_the_graders_cells(tmp_path: P
                  "cy.itto@uni.example", subs / "lms-roster.csv")
     bad = tmp_path / "overrides.csv"
     bad.write_text("student,assignment,question,score,reason\n"
-                   "7301,03_prng,,10,regrade, accepted after review\n")
+                   "7301,04_prng,,10,regrade, accepted after review\n")
     with pytest.raises(ValueError, match=r"overrides .*: line 2 has 6 cells, the header 5"):
         read_overrides(bad)

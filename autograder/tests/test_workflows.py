@@ -156,7 +156,7 @@ def test_grade_all_fails_loudly_without_isolation(isolation: str, tmp_path: Path
     """Does the grade job's isolation check exit non-zero, with an error annotation, when a
     result.json says "isolation": "none", and pass when every submission was sandboxed?"""
     for student in ("alice", "bob"):
-        dest = tmp_path / "results-2" / student / "05_jit"
+        dest = tmp_path / "results-2" / student / "06_jit"
         dest.mkdir(parents=True)
         (dest / "result.json").write_text(json.dumps(
             {"student": student, "isolation": "bubblewrap" if student == "alice" else isolation}))
@@ -166,7 +166,7 @@ def test_grade_all_fails_loudly_without_isolation(isolation: str, tmp_path: Path
     if isolation == "none":
         assert proc.returncode == 1
         assert "::error::1 submission(s) ran UNISOLATED" in proc.stdout
-        assert "results-2/bob/05_jit" in proc.stdout
+        assert "results-2/bob/06_jit" in proc.stdout
     else:
         assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "closed times, late penalty and the points for missing work, "
                              "extensions, excused work (book/grading.md)")
     parser.add_argument("--assignments", type=parse_assignments, metavar="A,B",
-                        help="grade and export only these assignments (e.g. 03_prng,04_grad); "
+                        help="grade and export only these assignments (e.g. 04_prng,05_grad); "
                              "the LMS's other columns are left as they are")
     parser.add_argument("--now", type=parse_now, metavar="TIME",
                         help="decide due and closed against this time (ISO 8601 with offset; "
@@ -92,19 +92,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_assignments(text: str) -> list[str]:
-    """``"03_prng, 04_grad"`` as a list of names.
+    """``"04_prng, 05_grad"`` as a list of names.
 
     Raises:
         argparse.ArgumentTypeError: an empty list.
     """
     names = list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
     if not names:
-        raise argparse.ArgumentTypeError("expected assignment names such as 03_prng,04_grad")
+        raise argparse.ArgumentTypeError("expected assignment names such as 04_prng,05_grad")
     return names
 
 
 def parse_maximum(text: str) -> dict[str, float]:
-    """``"03_prng=100, 04_grad=50"`` as assignment -> maximum grade.
+    """``"04_prng=100, 05_grad=50"`` as assignment -> maximum grade.
 
     Raises:
         argparse.ArgumentTypeError: not such a list, or a maximum that is not a number > 0.
@@ -118,10 +118,10 @@ def parse_maximum(text: str) -> dict[str, float]:
             points = -1.0
         if not name.strip() or not points > 0 or points == float("inf"):
             raise argparse.ArgumentTypeError(f"{part!r}: expected ASSIGNMENT=POINTS, such as "
-                                             "03_prng=100")
+                                             "04_prng=100")
         found[name.strip()] = points
     if not found:
-        raise argparse.ArgumentTypeError("expected ASSIGNMENT=POINTS, such as 03_prng=100")
+        raise argparse.ArgumentTypeError("expected ASSIGNMENT=POINTS, such as 04_prng=100")
     return found
 
 

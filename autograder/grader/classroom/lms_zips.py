@@ -16,7 +16,7 @@ its gradebook export, Grades > Export), and under anonymous grading ``anon_<id>`
 its place. A text entry or a link is ``<name>_<user id>_text.html`` / ``_link.html``. Canvas
 keeps a learner's file names unique (``Attachment.make_unique_filename`` in
 ``app/models/attachment.rb``): a file uploaded again under a name already used becomes
-``03_prng-1.ipynb``, ``03_prng-2.ipynb``.
+``04_prng-1.ipynb``, ``04_prng-2.ipynb``.
 
 Moodle (``mod/assign/locallib.php`` of moodle/moodle, ``download_submissions``) writes a
 folder per learner and plugin, ``<Full name>_<participant id>_assignsubmission_file_`` (from
@@ -25,7 +25,7 @@ file name instead): the full name has its ``_`` made spaces, under blind marking
 ``Participant``, and the participant id is the assignment's own number for the learner (the
 ``Identifier`` column, ``Participant 1234567``, of the grading worksheet: View all
 submissions > Actions > Download grading worksheet), not a user id. Moodle's file manager
-renames a second upload of one name ``03_prng (1).ipynb``. Moodle's zip marks nothing late:
+renames a second upload of one name ``04_prng (1).ipynb``. Moodle's zip marks nothing late:
 the worksheet's ``Status`` does (``... - 2 days 3 hours late``).
 
 What lands in ``DIR``: ``DIR/<student>/<assignment>.ipynb`` (``grade DIR --assignment A``
@@ -41,10 +41,10 @@ a later upload of the same file, the released notebook unchanged beside one with
 files with work, and every refused entry); learners of the gradebook with nothing in the zip
 are rows ``no submission``. ``feedback-zip`` reads it to name the feedback files.
 
-A learner's several notebooks: a file and its renames by the LMS (``03_prng.ipynb``,
-``03_prng-1.ipynb``) are one file uploaded again, and the last upload (Canvas's highest
+A learner's several notebooks: a file and its renames by the LMS (``04_prng.ipynb``,
+``04_prng-1.ipynb``) are one file uploaded again, and the last upload (Canvas's highest
 attachment id, Moodle's highest number) is taken; different files are all written
-(``03_prng.ipynb``, ``03_prng-2.ipynb``) and ``grade``'s own rule settles them: the one
+(``04_prng.ipynb``, ``04_prng-2.ipynb``) and ``grade``'s own rule settles them: the one
 holding work is graded beside released notebooks left unchanged, and two with work are
 graded neither, marked for attention (the record says which, from the same rule).
 
@@ -674,7 +674,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Canvas's Download Submissions or Moodle's Download all "
                              "submissions zip, for one assignment")
     parser.add_argument("--assignment", required=True,
-                        help="the course assignment the LMS assignment is (e.g. 03_prng)")
+                        help="the course assignment the LMS assignment is (e.g. 04_prng)")
     parser.add_argument("--out", type=Path, required=True,
                         help="submissions folder to lay out (grade it with grade OUT "
                              "--assignment A)")

@@ -12,7 +12,7 @@ Grading runs it on the runtime that grades the submission
 JAX, the newest), whose command enters that runtime's system root; one trusted run per
 assignment and runtime, kept under a name and fingerprint that include the runtime.
 
-Usage: ``python -m autograder.grader.judging.reference_run solutions/05_jit.ipynb OUT.json``
+Usage: ``python -m autograder.grader.judging.reference_run solutions/06_jit.ipynb OUT.json``
 (a fresh process, so a chapter that simulates eight CPU devices sets XLA's flags before JAX starts).
 """
 

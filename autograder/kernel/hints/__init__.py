@@ -10,7 +10,7 @@ A failing check shows the learner, in this order:
 or by a check in ``autograder``) is shown first, and a generic hint is added to it only when
 the message does not already give that advice (:class:`Hint` ``keys``). Advice that a test
 attached to an error with :func:`advice` replaces the generic hint for that error: the test
-knows the situation, the generic hint only the error's type. (Exercise 03's shuffled epochs
+knows the situation, the generic hint only the error's type. (Exercise 04's shuffled epochs
 are the example: a key reused *across epochs* needs ``fold_in``, and the generic "split the
 key" advice for ``KeyReuseError`` would loop on the same error.)
 
@@ -28,7 +28,7 @@ The package, read in this order:
 - :mod:`.where`: the question and chapter a failure belongs to (``feedback`` marks each), so
   a hint can fit its question;
 - :mod:`.syllabus`: which chapter teaches each API a hint names; a hint shown in an earlier
-  chapter says where such an API is taught, ``(chapter 06)``;
+  chapter says where such an API is taught, ``(chapter 09)``;
 - :mod:`.display`: what the learner sees: the hint for an error (:func:`hint_for`), what to
   show for a failure (:func:`explain`) and the :func:`feedback` wrapper of every test cell.
 

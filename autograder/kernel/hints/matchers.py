@@ -205,7 +205,7 @@ def in_question(chapter: str, number: int) -> Matcher:
     another question still gets the generic hint.
 
     Args:
-        chapter: the exercise's stem, e.g. ``"05_jit"``.
+        chapter: the exercise's stem, e.g. ``"06_jit"``.
         number: the question's number, as its ``feedback`` label says it (``"Question 6"``).
     """
     label = re.compile(rf"^Question {number}(?!\d)")

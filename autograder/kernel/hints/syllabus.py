@@ -1,16 +1,16 @@
 """Which chapter teaches each API a hint names, so a hint never points past the learner's chapter.
 
 A hint may suggest an API that the chapter the learner is working on has not taught yet (the
-fix for a traced loop count in chapter 05 can be ``lax.fori_loop``, which chapter 06 teaches).
-:func:`annotate` adds where each such API is taught, ``(chapter 06)``, after its first mention,
+fix for a traced loop count in chapter 06 can be ``lax.fori_loop``, which chapter 09 teaches).
+:func:`annotate` adds where each such API is taught, ``(chapter 09)``, after its first mention,
 for the chapter the hint is shown in (:mod:`.where`); an API the chapter so far has taught is
 left as it is. Where the chapter is unknown (a notebook that does not say which exercise it
 is), every API taught after chapter 01 says where.
 
 :data:`TAUGHT` is the course's syllabus as the hints see it: every JAX name a hint writes, with
 the chapter (the two-digit prefix of a ``notebooks/`` stem) whose text teaches it. Chapters are
-compared in :data:`READING_ORDER`, the order of the book's table of contents: a stem's number is
-its name, and chapters added later (10, 11, 12, 13) are read earlier than their numbers say.
+compared in :data:`READING_ORDER`, the order of the book's table of contents, which is the order
+of the chapters' numbers since they were renumbered in reading order (2026-11-29).
 ``autograder/tests/test_hint_table.py`` checks that each name appears in its chapter's notebook
 and that every ``jax.``/``lax.``/``jnp.`` name any hint writes is listed here.
 """
@@ -23,36 +23,36 @@ import re
 TAUGHT: dict[str, str] = {
     # 01 arrays: jnp, .at[] updates
     "jnp": "01", "jax.numpy": "01", ".at[": "01",
-    # 10 key concepts (read after 01): a first look at jax.jit and tracing
-    "jax.jit": "10", "jit": "10",
-    # 02 pure functions: transformations as functions, pytrees
-    "jax.grad": "02", "grad": "02", "jax.tree.map": "02",
-    # 03 PRNG: keys, and carrying a key through lax.scan
-    "jax.random.split": "03", "fold_in": "03", "lax.scan": "03", "scan": "03",
-    # 04 grad in depth
-    "argnums": "04", "has_aux": "04", "jax.jacrev": "04", "stop_gradient": "04",
-    # 05 jit in depth
-    "static_argnames": "05", "static_argnums": "05",
-    # 11 performance (read after 05)
-    "jax.export": "11",
-    # 06 control flow
-    "lax.cond": "06", "lax.switch": "06", "lax.while_loop": "06", "while_loop": "06",
-    "lax.fori_loop": "06", "fori_loop": "06",
-    # 07 vmap
-    "jax.vmap": "07", "vmap": "07", "in_axes": "07",
-    # 08 sharding with jit
-    "out_sharding": "08", "reshard": "08", "jax.set_mesh": "08",
-    "NamedSharding": "08", "PartitionSpec": "08", "P(": "08", "Explicit": "08",
-    "jax.device_put": "08",
-    # 12 shard_map and collectives (read after 08)
+    # 02 key concepts (read after 01): a first look at jax.jit and tracing
+    "jax.jit": "02", "jit": "02",
+    # 03 pure functions: transformations as functions, pytrees
+    "jax.grad": "03", "grad": "03", "jax.tree.map": "03",
+    # 04 PRNG: keys, and carrying a key through lax.scan
+    "jax.random.split": "04", "fold_in": "04", "lax.scan": "04", "scan": "04",
+    # 05 grad in depth
+    "argnums": "05", "has_aux": "05", "jax.jacrev": "05", "stop_gradient": "05",
+    # 06 jit in depth
+    "static_argnames": "06", "static_argnums": "06",
+    # 08 performance (read after 06)
+    "jax.export": "08",
+    # 09 control flow
+    "lax.cond": "09", "lax.switch": "09", "lax.while_loop": "09", "while_loop": "09",
+    "lax.fori_loop": "09", "fori_loop": "09",
+    # 10 vmap
+    "jax.vmap": "10", "vmap": "10", "in_axes": "10",
+    # 11 sharding with jit
+    "out_sharding": "11", "reshard": "11", "jax.set_mesh": "11",
+    "NamedSharding": "11", "PartitionSpec": "11", "P(": "11", "Explicit": "11",
+    "jax.device_put": "11",
+    # 12 shard_map and collectives (read after 11)
     "jax.pmap": "12", "pmap": "12", "axis_name": "12", "jax.shard_map": "12",
     "shard_map": "12", "in_specs": "12", "out_specs": "12", "psum": "12", "pmean": "12",
     "all_gather": "12",
 }
 
 # The chapters' two-digit prefixes in the order the book reads them (``_toc.yml``).
-READING_ORDER: tuple[str, ...] = ("01", "10", "02", "03", "04", "05", "13", "11", "06",
-                                  "07", "08", "12", "09")
+READING_ORDER: tuple[str, ...] = ("01", "02", "03", "04", "05", "06", "07", "08", "09",
+                                  "10", "11", "12", "13")
 
 _SPAN = re.compile(r"`[^`]+`")
 
@@ -75,7 +75,7 @@ def _names(span: str) -> str:
 
 
 def chapter_number(chapter: str | None) -> str | None:
-    """``"05"`` for ``"05_jit"`` (or ``"05"``); None for None or a name without the prefix."""
+    """``"06"`` for ``"06_jit"`` (or ``"06"``); None for None or a name without the prefix."""
     found = re.match(r"(\d\d)(?:_|$)", chapter or "")
     return found.group(1) if found else None
 

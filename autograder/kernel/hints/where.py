@@ -9,11 +9,11 @@ text may read :func:`where_of`).
 A test cell says its chapter in four ways, tried in order:
 
 1. a released exercise's test cell loads its expected values with
-   ``expected_values("05_jit", ...)``: its first argument is the exercise;
+   ``expected_values("06_jit", ...)``: its first argument is the exercise;
 2. a graded test cell names its own id in its proof line (``q1_clip_by_norm_tests``,
    :mod:`autograder.grader.judging.proof`), an id that one released values file holds;
 3. the cell's code name holds an exercise's name (the course's test harness names its cells
-   ``<05_jit tests ...>``; a file named after the exercise does too);
+   ``<06_jit tests ...>``; a file named after the exercise does too);
 3. the notebook's path, where Jupyter tells the kernel (``__session__``, ``JPY_SESSION_NAME``).
 
 An exercise's name is the stem of one of the released values files
@@ -45,7 +45,7 @@ class Where:
     Attributes:
         question: the label of the :func:`~autograder.kernel.hints.feedback` block, e.g.
             ``"Question 4"`` or ``"Question 4 (hidden tests)"``.
-        chapter: the exercise's stem, e.g. ``"08_sharding"``.
+        chapter: the exercise's stem, e.g. ``"11_sharding"``.
     """
 
     question: str | None = None

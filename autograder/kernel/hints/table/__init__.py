@@ -7,18 +7,18 @@ order (the course's chapter order):
 
 - :mod:`.questions`: one question's typical mistake, matched by the error and the question it
   failed in (first: it wins over the generic hint for the same error);
-- :mod:`.basics`: the untouched stub; Python slips with arrays (chapters 01, 02, 04);
-- :mod:`.state`: escaped tracers; reused PRNG keys (chapters 02, 03);
-- :mod:`.grad`: NaN gradients, a loss that is not one number, ``argnums`` (chapter 04);
+- :mod:`.basics`: the untouched stub; Python slips with arrays (chapters 01, 03, 05);
+- :mod:`.state`: escaped tracers; reused PRNG keys (chapters 03, 04);
+- :mod:`.grad`: NaN gradients, a loss that is not one number, ``argnums`` (chapter 05);
 - :mod:`.transforms`: a transformation given a value, not a function; exporting a function
-  that is not jitted (chapters 02, 11);
-- :mod:`.tracing`: Python ``if``/``while``/NumPy on traced values (chapter 05);
-- :mod:`.static_args`: ``jit``'s static arguments (chapter 05);
-- :mod:`.control_flow`: ``lax.switch``; loops under ``grad`` (chapter 06);
-- :mod:`.vmap`: ``in_axes`` and the shape errors they cause (chapter 07);
-- :mod:`.pmap`: ``pmap``'s ``in_axes`` and collectives (chapter 08);
+  that is not jitted (chapters 03, 08);
+- :mod:`.tracing`: Python ``if``/``while``/NumPy on traced values (chapter 06);
+- :mod:`.static_args`: ``jit``'s static arguments (chapter 06);
+- :mod:`.control_flow`: ``lax.switch``; loops under ``grad`` (chapter 09);
+- :mod:`.vmap`: ``in_axes`` and the shape errors they cause (chapter 10);
+- :mod:`.pmap`: ``pmap``'s ``in_axes`` and collectives (chapter 11);
 - :mod:`.sharding`: meshes, shardings, ``shard_map``, ``in_shardings``, collectives renamed
-  between JAX versions (chapter 08).
+  between JAX versions (chapter 11).
 
 **The first match wins** (:func:`autograder.kernel.hints.hint_name`). Most hints match one
 error class or one phrase of JAX's and no other hint's error, so their order does not matter;

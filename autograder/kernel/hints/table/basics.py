@@ -1,9 +1,9 @@
-"""The untouched stub, and Python slips with arrays (chapters 01, 02 and 04).
+"""The untouched stub, and Python slips with arrays (chapters 01, 03 and 05).
 
 An answer cell still raising ``NotImplementedError``; NumPy's habit of assigning into an
 array (JAX arrays are immutable: the ``.at[]`` updates of chapter 01); a Python number where
 an array is expected; arithmetic on a list or dict of arrays, a pytree (``jax.tree.map``,
-chapters 02 and 04).
+chapters 03 and 05).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Control flow with ``jax.lax``: ``switch``, and loops under ``grad`` (chapter 06).
+"""Control flow with ``jax.lax``: ``switch``, and loops under ``grad`` (chapter 09).
 
 Python control flow on traced values is in :mod:`.tracing` (its hints point here).
 """

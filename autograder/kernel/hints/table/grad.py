@@ -1,4 +1,4 @@
-"""Differentiating with ``jax.grad`` (chapter 04).
+"""Differentiating with ``jax.grad`` (chapter 05).
 
 NaN gradients from ``jnp.where``, a loss that is not one number, integer inputs, and
 ``argnums`` (which counts from 0, and is what ``grad`` has instead of ``static_argnums``).

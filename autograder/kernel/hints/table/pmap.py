@@ -1,4 +1,4 @@
-"""``pmap`` and its collectives: what is split over the devices (chapter 08, Question 6).
+"""``pmap`` and its collectives: what is split over the devices (chapter 12, Question 2).
 
 ``pmap`` splits every argument's leading axis over the devices unless ``in_axes`` says
 ``None``: shared parameters and settings mapped by mistake, mapped axes that do not match the

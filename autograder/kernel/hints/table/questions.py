@@ -7,7 +7,7 @@ should get, matched by the error *and* the question it failed in
 over the generic one for the same error; in any other question that error still gets the
 generic hint.
 
-- chapter 13, Question 1 (``safe_log``, a check that survives ``jit``): a Python ``assert`` or
+- chapter 07, Question 1 (``safe_log``, a check that survives ``jit``): a Python ``assert`` or
   ``if ...: raise`` on a traced value raises the same error as any Python ``if`` on a tracer,
   but the question teaches ``checkify.check``, not ``jnp.where`` or ``lax.cond``.
 """
@@ -23,7 +23,7 @@ HINTS: list[Hint] = [
          "State the condition inside the function with `checkify.check(condition, message)`: "
          "the check becomes part of the compiled program, and `checkify.checkify(safe_log)` "
          "returns its error with the result (`err.get()` is its message, None when it held).",
-         all_of(in_question("13_debugging", 1), kind("TracerBoolConversionError"),
+         all_of(in_question("07_debugging", 1), kind("TracerBoolConversionError"),
                 user_line_re(r"^(assert|if)\b")),
          keys=("checkify.check",)),
 ]

@@ -1,4 +1,4 @@
-"""Meshes, shardings and ``shard_map`` (chapter 08).
+"""Meshes, shardings and ``shard_map`` (chapter 11).
 
 Placing values on a mesh (parameters replicated with ``P()``, only the batch split), specs
 that split more axes than a value has, ``Explicit`` mesh axes whose result layout JAX cannot

@@ -1,8 +1,8 @@
-"""State kept outside a function: escaped tracers, Refs and reused PRNG keys (chapters 02, 03).
+"""State kept outside a function: escaped tracers, Refs and reused PRNG keys (chapters 03, 04).
 
-A pure function returns what it changes instead of saving it on the side (chapter 02); a Ref
-(``jax.new_ref``, chapter 02) is state JAX can see, used through ``ref[...]``, never as an array
-itself; and a PRNG key is state too: split it and use each key once (chapter 03).
+A pure function returns what it changes instead of saving it on the side (chapter 03); a Ref
+(``jax.new_ref``, chapter 03) is state JAX can see, used through ``ref[...]``, never as an array
+itself; and a PRNG key is state too: split it and use each key once (chapter 04).
 """
 
 from __future__ import annotations

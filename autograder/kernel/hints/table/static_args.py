@@ -1,4 +1,4 @@
-"""Configuration passed to ``jit``: static arguments (chapter 05).
+"""Configuration passed to ``jit``: static arguments (chapter 06).
 
 ``jit`` traces arrays; a string or other setting must be marked static
 (``static_argnames``), and a static argument must be a hashable Python value, not data.

@@ -1,4 +1,4 @@
-"""Python looking at a traced value: tracing and concrete values (chapter 05).
+"""Python looking at a traced value: tracing and concrete values (chapter 06).
 
 Inside ``jit`` (and ``grad``, ``vmap``, ``lax.scan``) values are tracers, known only by their
 shape and dtype: a Python ``if``/``while``/``max``, ``int(...)``, NumPy, a data-dependent
@@ -7,7 +7,7 @@ come before the general ones for the same error classes (``TracerBoolConversionE
 ``ConcretizationTypeError``, whose message says "Abstract tracer value encountered"). The
 ``if`` hint names the transformation in play (:func:`~autograder.kernel.hints.transformation`);
 the hint for a traced loop count suggests what the failing chapter has taught
-(:func:`~autograder.kernel.hints.where.where_of`): a static count before chapter 06, where
+(:func:`~autograder.kernel.hints.where.where_of`): a static count before chapter 09, where
 ``lax.fori_loop`` is taught, and ``fori_loop`` from there on.
 """
 
@@ -27,7 +27,7 @@ from autograder.kernel.hints.where import where_of
 
 def if_on_tracer(exc: BaseException) -> str:
     """The hint for a Python ``if`` on a traced value, worded for the transformation; before
-    chapter 06 (``lax.cond``) it leads with ``jnp.where``, which chapter 05 teaches."""
+    chapter 09 (``lax.cond``) it leads with ``jnp.where``, which chapter 06 teaches."""
     where = transformation(exc)
     if where == "vmap":
         return ("A Python `if`/`while`/`and`/`or` looked at a traced value inside vmap: there "
@@ -49,7 +49,7 @@ def if_on_tracer(exc: BaseException) -> str:
 
 def traced_count(exc: BaseException) -> str:
     """The hint for a traced value used as a Python int: a loop count (``range(n)``), or an
-    index or a shape. Before chapter 06 (``lax.fori_loop``) a loop count is made static; from
+    index or a shape. Before chapter 09 (``lax.fori_loop``) a loop count is made static; from
     there on the loop is written with ``fori_loop``, which takes a traced count."""
     if not user_line_re(r"\brange\(")(exc):
         return ("A traced value was used where Python needs a concrete int (an index, a range, "

@@ -1,8 +1,8 @@
-"""A transformation given something other than the function it transforms (chapters 02, 11).
+"""A transformation given something other than the function it transforms (chapters 03, 08).
 
-``jax.grad``, ``jax.jit`` and ``jax.vmap`` take a *function* and return a new one (chapter 02):
+``jax.grad``, ``jax.jit`` and ``jax.vmap`` take a *function* and return a new one (chapter 03):
 ``jax.grad(f(x))`` hands them the value ``f(x)`` instead. ``jax.export.export`` takes a
-function that is already jitted (chapter 11), and says so in terms of its input spec
+function that is already jitted (chapter 08), and says so in terms of its input spec
 otherwise.
 """
 

@@ -1,4 +1,4 @@
-"""Batch axes and the shapes they leave: ``vmap``'s ``in_axes`` (chapter 07).
+"""Batch axes and the shapes they leave: ``vmap``'s ``in_axes`` (chapter 10).
 
 A shared value (a parameter) mapped as if it were batched, mapped axes of different sizes,
 and the shape errors a wrong ``in_axes`` causes inside the function (broadcasting, matrix

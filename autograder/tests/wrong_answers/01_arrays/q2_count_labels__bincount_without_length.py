@@ -1,4 +1,4 @@
-# expect: Hint: `jnp.bincount` under `jit` (chapter 10) must know its output's size: pass a static `length`
+# expect: Hint: `jnp.bincount` under `jit` (chapter 02) must know its output's size: pass a static `length`
 # Sharp bit: jnp.bincount without `length` sizes its output from the data: right eagerly, not under jit
 import jax.numpy as jnp
 
