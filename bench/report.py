@@ -18,6 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "performance.md"
 
 
+def _today(name: str) -> str:
+    """A chapter stem, or ``stem/question``, that a run recorded, under the name the course
+    gives it today (chapters were renumbered after some results were measured:
+    :mod:`autograder.core.renames`), the question too where it moved to another exercise."""
+    from autograder.core.renames import MOVED_QUESTIONS, current_name
+
+    stem, _, rest = name.partition("/")
+    question = rest.split("_", 1)[0]
+    if (stem, question) in MOVED_QUESTIONS:
+        new_stem, new_q = MOVED_QUESTIONS[stem, question]
+        return f"{new_stem}/{new_q}{rest[len(question):]}"
+    known = {path.stem for path in (ROOT / "solutions").glob("*.ipynb")}
+    today = current_name(stem, known)
+    return f"{today}/{rest}" if rest else today
+
+
 def _load(name: str, results: Path) -> dict[str, Any] | None:
     path = results / f"{name}.json"
     return json.loads(path.read_text()) if path.exists() else None
@@ -255,7 +271,7 @@ def _fidelity_table(rt: dict[str, Any], runs: int) -> list[str]:
         for name, q in c["questions"].items():
             ref = sorted(q["reference"]["speedups"])
             slow = q["slow"]["speedups"]
-            lines.append(f"| {name} | {condition} | {q['false_fail']} / {runs} | "
+            lines.append(f"| {_today(name)} | {condition} | {q['false_fail']} / {runs} | "
                          f"{q['false_pass']} / {runs} | {ref[0]:.1f}x / "
                          f"{ref[len(ref) // 2]:.1f}x | {max(slow):.2f}x |")
     return lines
@@ -301,7 +317,7 @@ def _speedups(d: dict[str, Any], image: str = "course_speedups") -> list[str]:
         for chart in charts:
             bars = "; ".join(f"{name} {_seconds(sec)} ({chart['speedup_over_slowest'][name]:g}x)"
                              for name, sec in chart["seconds"].items())
-            lines.append(f"| {chapter} | {chart['title']} | {bars} |".replace("\n", " "))
+            lines.append(f"| {_today(chapter)} | {chart['title']} | {bars} |".replace("\n", " "))
     m = d["matmul"]
     peak = (f", {m['fraction_of_peak']:.0%} of the datasheet's {m['peak_tflops']:g}"
             if m["fraction_of_peak"] is not None else
@@ -410,7 +426,10 @@ def render(results: Path = RESULTS) -> str:
     out = ["# Performance", "",
            "What the course promises, measured by `make bench` (see `bench/` in the "
            "repository). The numbers below are read from the JSON files that run wrote to "
-           "`bench/results/`; each section names the machine and versions.", ""]
+           "`bench/results/`; each section names the machine and versions. Chapters and "
+           "questions are named as the course names them today, also where a result was "
+           "recorded under an earlier name (book/instructors.md, \"Renamed assignments\").",
+           ""]
     run = _load("bench_run", results)
     if run:
         out += [f"The last full `make bench` took {run['total_minutes']:g} minutes "

@@ -323,3 +323,15 @@ def test_runtimes_named_must_be_known_and_installed(tmp_path: Path, monkeypatch,
     assert main(["--only", "fidelity", "--runtimes", "colab", "--out", str(tmp_path)]) == 2
     assert "make setup-colab" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # nothing measured, nothing written
+
+
+def test_results_recorded_under_old_names_are_shown_under_todays() -> None:
+    """Does the Performance page name a chapter, or a chapter's question, that an earlier run
+    recorded under the chapter's old name by today's name (the question too where it moved to
+    another exercise), and leave today's names and unknown ones as they are?"""
+    assert report._today("05_jit") == "06_jit"
+    assert report._today("05_jit/q5_fast_smooth") == "06_jit/q5_fast_smooth"
+    assert report._today("08_sharding/q5_fsdp_sgd_step") == "12_shard_map/q1_fsdp_sgd_step"
+    assert report._today("08_pmap") == "11_sharding"
+    assert report._today("06_jit/q5_fast_smooth") == "06_jit/q5_fast_smooth"
+    assert report._today("00_tiny") == "00_tiny"
