@@ -505,3 +505,17 @@ def test_the_corrections_explain_what_holds() -> None:
     assert "jnp.int32(0)" in text("notebooks/09_control_flow")
     assert "Flax 0.12.12" in text("notebooks/13_capstone")
     assert "flax==0.12.12" in text("book/what_next")
+
+
+MAX_CELLS = 75  # one sitting (issue 44): a chapter past it is split, as 05 and 08 were
+
+
+def test_each_chapter_is_one_sitting_in_reading_order() -> None:
+    """Does every chapter notebook hold at most MAX_CELLS cells, and does the book's table of
+    contents list the chapters, and their exercises, in ascending number?"""
+    sizes = {c: len(_read(ROOT / "notebooks" / f"{c}.ipynb").cells) for c in CHAPTERS}
+    assert {c: n for c, n in sizes.items() if n > MAX_CELLS} == {}
+    for folder in ("notebooks", "exercises"):
+        listed = [page.split("/", 1)[1] for page in toc_pages()
+                  if page.startswith(f"{folder}/")]
+        assert listed == sorted(listed) == CHAPTERS, folder
