@@ -110,7 +110,8 @@ def test_report_adds_up_modules_runtimes_and_kernels_under_xdist(tmp_path: Path)
     assert set(report["longest_groups"]) == {"test_small", "test_small:colab",
                                              "test_small:newest"}
     assert report["longest_groups"]["test_small:colab"] >= 0.8
-    slowest = list(report["slowest_tests"])
-    assert slowest[0].endswith(("test_starts_a_kernel[colab]", "test_starts_a_kernel[newest]"))
-    assert "test_small.py::test_burns_cpu" in " ".join(slowest)
+    slowest = report["slowest_tests"]
+    assert list(slowest.values()) == sorted(slowest.values(), reverse=True)
+    assert min(v for t, v in slowest.items() if "test_starts_a_kernel[" in t) >= 0.8
+    assert [t for t in slowest if t.endswith("test_burns_cpu")]
     assert report["totals"]["test_seconds"] <= report["totals"]["wall_seconds"] * 2
