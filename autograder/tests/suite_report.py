@@ -12,8 +12,10 @@ travel to the controlling process in the test's report (``user_properties``), so
 is the same with pytest-xdist workers or without them.
 
 Each test also carries the CPU seconds its process and the children it waited for used (a
-kernel, the harness, a grading run: :func:`cpu_seconds`), so the report says how much of the
-machine the suite kept busy, and which groups of tests (pytest-xdist's ``loadgroup``: the
+kernel, the harness, a grading run: :func:`cpu_seconds`; a kernel killed at shut-down, as the
+built runtimes' are, is missed), and the controlling process reads the whole machine's busy
+CPU time (:func:`machine_cpu_seconds`), so the report says how much of the machine the suite
+kept busy, and which groups of tests (pytest-xdist's ``loadgroup``: the
 timing group runs on one worker, one test after another) set the floor under its wall time,
 and which tests took longest.
 
@@ -57,6 +59,20 @@ def cpu_seconds() -> float:
     """CPU seconds (user and system) this process and its waited-for children used so far."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
+
+
+def machine_cpu_seconds() -> float | None:
+    """CPU seconds every core of the machine has spent busy since boot (``/proc/stat``: all
+    but idle and I/O wait), or None where there is no ``/proc/stat``. Unlike
+    :func:`cpu_seconds` it counts every process, kernels killed at shut-down included, and
+    anything else the machine runs."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    ticks = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    busy = sum(ticks) - ticks[3] - ticks[4]
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def group_of(nodeid: str) -> str:
@@ -229,6 +245,7 @@ class SuiteReport:
         self.counter = ProcessCounter()
         self._before: dict[str, int] = {}
         self.started = time.time()
+        self.machine_started = machine_cpu_seconds()
         self.areas: dict[tuple[str, str], dict[str, Any]] = {}
         self.workers: dict[str, list[float]] = {}  # worker -> [seconds busy, first, last]
         self.checks: dict[tuple[str, str], dict[str, Any]] = {}
@@ -303,10 +320,15 @@ class SuiteReport:
         wall = time.time() - self.started
         busy = sum(w[0] for w in self.workers.values())
         cpu = sum(a["cpu_seconds"] for a in self.areas.values())
+        now = machine_cpu_seconds()
+        machine = (now - self.machine_started if now is not None
+                   and self.machine_started is not None else None)
         return {"wall_seconds": round(wall, 1), "test_seconds": round(busy, 1),
                 "cpu_seconds": round(cpu, 1), "workers": len(self.workers),
                 "busy_workers_on_average": round(busy / wall, 2) if wall else 0.0,
                 "busy_cores_on_average": round(cpu / wall, 2) if wall else 0.0,
+                "machine_cpu_seconds": round(machine, 1) if machine is not None else None,
+                "machine_cores_busy": round(machine / wall, 2) if machine and wall else None,
                 **{kind: sum(a[kind] for a in self.areas.values()) for kind in KINDS}}
 
     def checks_per_runtime(self) -> dict[str, dict[str, int]]:
@@ -359,7 +381,8 @@ class SuiteReport:
               f"{t['workers']} worker(s): {t['busy_workers_on_average']} busy on average; "
               f"{t['kernels']} kernels, {t['harness runs']} harness runs started")
         write(f"CPU {t['cpu_seconds']:.0f} s: {t['busy_cores_on_average']} cores busy on "
-              "average; longest groups: " + ", ".join(
+              f"average (the machine: {t['machine_cores_busy']}, {os.cpu_count()} cores); "
+              "longest groups: " + ", ".join(
                   f"{g} {v:.0f} s" for g, v in self.groups.most_common(3)))
         for runtime, row in self.checks_per_runtime().items():
             write(f"checked on {runtime}: {row['exercises']} exercises, {row['questions']} "

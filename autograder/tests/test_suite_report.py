@@ -107,6 +107,8 @@ def test_report_adds_up_modules_runtimes_and_kernels_under_xdist(tmp_path: Path)
     assert areas[("test_small", "-")]["cpu_seconds"] >= 0.5
     assert areas[("test_small", "colab")]["cpu_seconds"] < 0.5
     assert report["totals"]["cpu_seconds"] >= 0.5
+    # The whole machine's busy time covers at least what the tests' processes counted.
+    assert report["totals"]["machine_cpu_seconds"] >= report["totals"]["cpu_seconds"] * 0.9
     assert set(report["longest_groups"]) == {"test_small", "test_small:colab",
                                              "test_small:newest"}
     assert report["longest_groups"]["test_small:colab"] >= 0.8
