@@ -33,7 +33,7 @@ TAUGHT: dict[str, str] = {
     "argnums": "05", "has_aux": "05", "jax.jacrev": "05", "stop_gradient": "05",
     # 06 jit in depth
     "static_argnames": "06", "static_argnums": "06",
-    # 08 performance (read after 06)
+    # 08 performance
     "jax.export": "08",
     # 09 control flow
     "lax.cond": "09", "lax.switch": "09", "lax.while_loop": "09", "while_loop": "09",
