@@ -101,3 +101,42 @@ def test_kernels_are_started_ahead_only_in_the_sandbox(tmp_path: Path, isolated:
     course._write_config(tmp_path, "sqlite://")
     config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
     assert config.ExecuteWithLimits.prestart_kernel is (isolated == "bubblewrap")
+
+
+def test_a_new_gradebook_is_stamped_as_nbgrader_stamps_it_without_a_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Does ``stamp_new_gradebook`` give an empty database the revision nbgrader's own
+    ``alembic heads`` process reports, so that nbgrader opening it starts no such process and
+    makes the same tables, and does it leave a database that holds tables as it is?"""
+    import sqlite3
+
+    from nbgrader import api
+
+    from autograder.grader.course import _alembic_on_path, stamp_new_gradebook
+
+    _alembic_on_path()
+    with api.Gradebook(f"sqlite:///{tmp_path / 'nbgrader.db'}", "course"):
+        pass  # nbgrader's own way: `alembic heads` in a new process
+    stamp_new_gradebook(f"sqlite:///{tmp_path / 'stamped.db'}")
+    monkeypatch.setattr(api, "get_alembic_version", lambda: pytest.fail("alembic was run"))
+    with api.Gradebook(f"sqlite:///{tmp_path / 'stamped.db'}", "course"):
+        pass
+
+    def tables(name: str) -> tuple[list, list]:
+        db = sqlite3.connect(tmp_path / name)
+        try:
+            return (sorted(db.execute("select name, sql from sqlite_master")),
+                    db.execute("select version_num from alembic_version").fetchall())
+        finally:
+            db.close()
+
+    assert tables("stamped.db") == tables("nbgrader.db")
+    assert len(tables("stamped.db")[1]) == 1
+    # the twin: a database that holds a table already is not stamped again
+    other = sqlite3.connect(tmp_path / "other.db")
+    other.execute("create table notes (x text)")
+    other.commit()
+    other.close()
+    stamp_new_gradebook(f"sqlite:///{tmp_path / 'other.db'}")
+    with sqlite3.connect(tmp_path / "other.db") as db:
+        assert [r[0] for r in db.execute("select name from sqlite_master")] == ["notes"]
