@@ -96,13 +96,18 @@ def _stages(d: dict[str, Any]) -> list[str]:
         kernels = ["CPU seconds (user and system) of each submission's kernel, from its start "
                    "(JAX imported ahead) to its last cell, mean: " + "; ".join(parts) + ".", ""]
     bare = d["ways"]["bare_execution"]
+    if d.get("bare_compile_seconds") is None:  # a result whose count is known to be wrong
+        compiling = (f"How much of the bare execution's {bare['seconds']:g} s was JAX "
+                     f"compiling: not measured in this run ({d.get('bare_compile_note', '')}).")
+    else:
+        compiling = (f"Of the bare execution's {bare['seconds']:g} s, "
+                     f"{d['bare_compile_seconds']:g} s ({d['bare_compile_share']:.0%}) were JAX "
+                     "tracing, lowering and compiling (summed from "
+                     f"{d.get('bare_compile_from', 'JAX' + chr(39) + 's compile log')}): the most "
+                     "a compilation cache could save if every program hit it.")
     return ["Where (b)'s time goes, per submission (from each `result.json`'s `stages`; the "
             "rest of (b)'s time is starting up, copying the generated course and writing the "
-            "reports):", "", *lines, "", *kernels,
-            f"Of the bare execution's {bare['seconds']:g} s, {d['bare_compile_seconds']:g} s "
-            f"({d['bare_compile_share']:.0%}) were JAX tracing, lowering and compiling "
-            "(summed from JAX's compile log): the most a compilation cache could save if every "
-            "program hit it.", ""]
+            "reports):", "", *lines, "", *kernels, compiling, ""]
 
 
 def _pinning(d: dict[str, Any]) -> list[str]:

@@ -335,3 +335,28 @@ def test_results_recorded_under_old_names_are_shown_under_todays() -> None:
     assert report._today("08_pmap") == "11_sharding"
     assert report._today("06_jit/q5_fast_smooth") == "06_jit/q5_fast_smooth"
     assert report._today("00_tiny") == "00_tiny"
+
+
+def test_page_says_when_the_compile_share_was_not_measured(tmp_path: Path) -> None:
+    """Does the Performance page give the bare execution's compile seconds, and where they were
+    summed from, when the throughput result has them, and say "not measured in this run", with
+    the result's reason, when it has none (a count known to be wrong is not shown)?"""
+    import shutil
+
+    from bench.common import RESULTS
+
+    for path in RESULTS.glob("*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    data = json.loads((tmp_path / "grading_throughput.json").read_text())
+    data.update(bare_compile_seconds=120.5, bare_compile_share=0.4,
+                bare_compile_from="JAX's compile-duration events")
+    (tmp_path / "grading_throughput.json").write_text(json.dumps(data))
+    page = report.render(tmp_path)
+    assert "120.5 s (40%) were JAX tracing, lowering and compiling (summed from JAX's " \
+           "compile-duration events)" in page
+    data.update(bare_compile_seconds=None, bare_compile_share=None,
+                bare_compile_note="the log was off")
+    (tmp_path / "grading_throughput.json").write_text(json.dumps(data))
+    page = report.render(tmp_path)
+    assert "was JAX compiling: not measured in this run (the log was off)." in page
+    assert "120.5 s" not in page
