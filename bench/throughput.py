@@ -91,13 +91,18 @@ def submission(chapter: str, kind: str) -> nbformat.NotebookNode:
 def make_batch(folder: Path, size: int, chapters: list[str] | None = None) -> list[tuple]:
     """Write ``size`` submissions as ``folder/<student>/<chapter>.ipynb``.
 
-    Submissions cycle through the chapters, and through the kinds of answer chapter by
-    chapter. Returns ``(student, chapter, kind)`` for each.
+    Submissions cycle through the chapters, and through the kinds of answer one submission
+    after another, one kind further on each round of the chapters: every kind is in the batch
+    once it has four submissions, and each chapter gets a different kind each round (36
+    submissions of 13 chapters: 10 correct, 9 partial, 9 wrong, 8 stubs; the kinds cycled
+    round by round before 2026-11-29, which left 13 chapters' 36 submissions with no stub).
+    Returns ``(student, chapter, kind)`` for each.
     """
     chapters = chapters or sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
     batch = []
     for i in range(size):
-        chapter, kind = chapters[i % len(chapters)], KINDS[(i // len(chapters)) % len(KINDS)]
+        chapter = chapters[i % len(chapters)]
+        kind = KINDS[(i + i // len(chapters)) % len(KINDS)]
         student = f"s{i + 1:02d}-{kind}"
         (folder / student).mkdir(parents=True, exist_ok=True)
         nbformat.write(submission(chapter, kind), folder / student / f"{chapter}.ipynb")
