@@ -100,11 +100,11 @@ def _stages(d: dict[str, Any]) -> list[str]:
         compiling = (f"How much of the bare execution's {bare['seconds']:g} s was JAX "
                      f"compiling: not measured in this run ({d.get('bare_compile_note', '')}).")
     else:
+        summed = d.get("bare_compile_from", "JAX's compile log")  # older results: the log
         compiling = (f"Of the bare execution's {bare['seconds']:g} s, "
                      f"{d['bare_compile_seconds']:g} s ({d['bare_compile_share']:.0%}) were JAX "
-                     "tracing, lowering and compiling (summed from "
-                     f"{d.get('bare_compile_from', 'JAX' + chr(39) + 's compile log')}): the most "
-                     "a compilation cache could save if every program hit it.")
+                     f"tracing, lowering and compiling (summed from {summed}): the most a "
+                     "compilation cache could save if every program hit it.")
     return ["Where (b)'s time goes, per submission (from each `result.json`'s `stages`; the "
             "rest of (b)'s time is starting up, copying the generated course and writing the "
             "reports):", "", *lines, "", *kernels, compiling, ""]

@@ -61,7 +61,8 @@ from pathlib import Path
 import matplotlib
 
 # The grader's package first: it keeps jsonschema (which nbformat imports) from compiling the
-# grammars of rfc3987-syntax, about 2.4 s of CPU in every harness run (autograder/grader).
+# grammars of rfc3987-syntax (autograder/grader): 4.3 user s less per harness run (02: 26.9 to
+# 22.6).
 import autograder.grader  # noqa: F401
 
 matplotlib.use("Agg")

@@ -112,9 +112,9 @@ def test_a_new_gradebook_is_stamped_as_nbgrader_stamps_it_without_a_process(
 
     from nbgrader import api
 
-    from autograder.grader.course import _alembic_on_path, stamp_new_gradebook
+    from autograder.grader.course import _path_with_this_bin, stamp_new_gradebook
 
-    _alembic_on_path()
+    monkeypatch.setenv("PATH", _path_with_this_bin())  # where nbgrader finds `alembic`
     with api.Gradebook(f"sqlite:///{tmp_path / 'nbgrader.db'}", "course"):
         pass  # nbgrader's own way: `alembic heads` in a new process
     stamp_new_gradebook(f"sqlite:///{tmp_path / 'stamped.db'}")
