@@ -68,6 +68,35 @@ def _timed_work(workload: str, cpu: int | None, rounds: int, start: Any, out: An
     out.put(time.perf_counter() - begin)
 
 
+def _sized(workload: str, cpu: int | None, out: Any) -> None:
+    """In a child: pin to ``cpu``, load the workload, and find how many rounds of it take at
+    least 0.2 s (four times more each try, from 4); put (rounds, seconds)."""
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
+    _prepare(workload)
+    rounds = 4
+    while True:
+        begin = time.perf_counter()
+        WORKLOADS[workload](rounds)
+        once = time.perf_counter() - begin
+        if once >= 0.2:
+            out.put((rounds, once))
+            return
+        rounds *= 4
+
+
+def _size(workload: str, cpu: int | None) -> tuple[int, float]:
+    """Rounds of ``workload`` that take at least 0.2 s alone on ``cpu``, and their seconds:
+    found in one child process (each new process imports what the workload needs again)."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    proc = context.Process(target=_sized, args=(workload, cpu, out))
+    proc.start()
+    found = out.get(timeout=600)
+    proc.join()
+    return found
+
+
 def _run(workload: str, cpus: list[int | None], rounds: int) -> list[float]:
     """Seconds each of ``len(cpus)`` processes took for the work, started together."""
     context = multiprocessing.get_context("spawn")
@@ -90,11 +119,7 @@ def two_at_once(workload: str = "python", seconds: float = 2.0,
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0, 1]
     if len(cpus) < 2:
         return {"cpus": len(cpus), "slowdown": None}
-    probe = 4
-    (once,) = _run(workload, [cpus[0]], probe)
-    while once < 0.2:  # long enough to size the workload from
-        probe *= 4
-        (once,) = _run(workload, [cpus[0]], probe)
+    probe, once = _size(workload, cpus[0])  # long enough to size the workload from
     rounds = max(probe, int(probe * seconds / once))
     alone: list[float] = []
     together: list[float] = []

@@ -99,6 +99,13 @@ def _speedup_check(got: Any, name: str, options: dict[str, Any]) -> None:
             f"{name} changed JAX's global configuration while it was timed ({_shown(config)}). "
             "The change was undone before the reference ran, and an answer must not change "
             "jax.config when it is called: set what you need once, before the tests.")
+    held = got.get("held") if isinstance(got, dict) else None
+    if held:
+        raise AssertionError(
+            f"{name} was timed under JAX settings the tests could not put back as the notebook "
+            f"started ({_shown(held)}): the reference ran under them too, so the time says "
+            "nothing. Leave every `with` block of JAX settings you open (use `with ...:`, "
+            "not `__enter__()`), then restart the kernel and run the notebook in order.")
     ratio = measured_ratio(got)
     if ratio is None or ratio < required:
         shown = f"{ratio:.2f}x" if ratio is not None else "not measured"

@@ -551,27 +551,28 @@ def check_precision(fn: Callable, *args: Any, name: str = "the function",
 
 
 def restore_default_config() -> list[str]:
-    """Put the JAX settings in :data:`DEFAULT_CONFIG` back to their defaults; return the names
-    of those that an earlier cell had changed (settings this JAX lacks are skipped).
+    """Put every JAX setting back as it was before any answer ran (and those in
+    :data:`DEFAULT_CONFIG` to their defaults), a ``with`` block of settings left open
+    included; return the names of those an earlier cell had changed (settings this JAX lacks
+    are skipped; those read only when JAX starts, :data:`START_UP_SETTINGS`, are left).
 
     Called as a test cell's checks begin (``feedback()``); what every setting is then is the
     cell's baseline (:func:`autograder.kernel.config_watch.mark_baseline`): a timing test of
     the cell verifies it before each timed call, so a setting the answer changes later (in
-    its builder, say) cannot slow the reference."""
-    import jax
+    its builder, say) cannot slow the reference, and one that could not be put back fails
+    it."""
+    from autograder.kernel.config_watch import (
+        START_UP_SETTINGS,
+        mark_baseline,
+        put_back,
+        start_values,
+    )
 
-    from autograder.kernel.config_watch import mark_baseline
-
-    changed = []
-    for name, default in DEFAULT_CONFIG.items():
-        try:
-            current = getattr(jax.config, name)
-        except AttributeError:
-            continue
-        if current != default:
-            jax.config.update(name, default)
-            changed.append(name)
-    mark_baseline()
+    wanted = {name: value for name, value in start_values().items()
+              if name not in START_UP_SETTINGS}
+    wanted.update(DEFAULT_CONFIG)
+    changed, held = put_back(wanted)
+    mark_baseline(held)
     return changed
 
 

@@ -539,14 +539,21 @@ def check_speedup(
     timed calls (:func:`speedup`); a setting changed since the test cell's checks began
     (:func:`autograder.kernel.config_watch.baseline_changes`: by the answer's builder, say)
     is put back before anything is timed and fails the test, named, as a change made during a
-    call does.
+    call does. A setting the cell's checks could not put back as they began
+    (:func:`autograder.kernel.config_watch.baseline_held`) fails it too.
 
     Raises:
         AssertionError: with the measured numbers, when the speedup stays below ``required``;
             naming the callback, or the wrong output, for those failures.
     """
     from autograder.core.evidence import Entry
-    from autograder.kernel.config_watch import baseline_changes, config_snapshot, restore_config
+    from autograder.kernel.config_watch import (
+        baseline_changes,
+        baseline_held,
+        config_snapshot,
+        describe_changes,
+        restore_config,
+    )
     from autograder.kernel.programs import callback_message, host_callbacks, output_problem
     from autograder.kernel.reporter import observe, recording, submit
 
@@ -565,14 +572,13 @@ def check_speedup(
     # is put back before anything is timed, and fails the test: the reference runs only under
     # the configuration the cell started with.
     moved = baseline_changes()
+    held = baseline_held()  # set before the tests, and not undone by their reset
     if moved:
         restore_config({name: before for name, (before, _) in moved.items()})
     config = config_snapshot()  # tracing runs the answer's Python: watched as every call is
     refused = output_problem(fast, *args, name=what, **kwargs)
     traced_changes = {**moved, **restore_config(config)}
     if refused:  # read from the traced program: the answer is never called, nor timed
-        from autograder.kernel.config_watch import describe_changes
-
         observe(compiled, refused)
         observe(values, f"{what} was not timed: {refused}")
         got = {"config": describe_changes(traced_changes)} if traced_changes else {}
@@ -603,9 +609,9 @@ def check_speedup(
     if intruders:
         got["threads"] = sorted(intruders)[:5]
     if changed:  # the answer's change was undone before the reference ran; it fails the test
-        from autograder.kernel.config_watch import describe_changes
-
         got["config"] = describe_changes(changed)
+    if held:  # the reference ran under a setting the tests could not put back: no verdict
+        got["held"] = describe_changes(held)
     observe(compiled, callback_message(what, callbacks))
     observe(values, wrong_outputs(pairs, what, reference, rtol, atol))
     submit(Entry("speedup", what, got, options), Entry("speedup", what, {}, options))

@@ -5,12 +5,16 @@ import nbformat
 from autograder.grader.preprocessors.execute_with_limits import (
     KERNEL_DIED_NAME,
     NOTEBOOK_TIMEOUT_NAME,
+    START_CODE,
     ExecuteWithLimits,
 )
 
 
 def _run(*sources: str, **limits) -> list:
+    """Run a notebook of ``sources``; without the start code (which imports JAX, 1.2 s a
+    kernel, for these JAX-free notebooks) unless ``start_code`` is given."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    limits.setdefault("start_code", "")
     ExecuteWithLimits(kernel_name="python3", **limits).preprocess(nb, {"metadata": {}})
     return [cell.outputs for cell in nb.cells]
 
@@ -38,8 +42,8 @@ def test_stage_timings_are_written_where_asked(tmp_path) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import time\nt = time.process_time()\nwhile time.process_time() - t < 1:\n    pass")])
     resources = {"metadata": {}, "nbgrader": {"student": "ada", "assignment": "06_jit"}}
-    ExecuteWithLimits(kernel_name="python3", timeout=60, stage_log=str(tmp_path)).preprocess(
-        nb, resources)
+    ExecuteWithLimits(kernel_name="python3", timeout=60, start_code="",
+                      stage_log=str(tmp_path)).preprocess(nb, resources)
     stages = json.loads((tmp_path / "ada" / "06_jit.json").read_text())
     assert set(stages) == {"kernel_start", "execute", "kernel_stop", "kernel_cpu"}
     assert stages["execute"] >= 1.0 and stages["kernel_start"] > 0 and stages["kernel_stop"] >= 0
@@ -222,8 +226,8 @@ def test_evidence_cut_by_its_budget_is_flagged_on_the_cell() -> None:
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell(publish.format(n=50, mime=EVIDENCE)),
         nbformat.v4.new_code_cell(publish.format(n=5, mime=EVIDENCE))])
-    ExecuteWithLimits(kernel_name="python3", timeout=60, max_evidence_bytes=20_000).preprocess(
-        nb, {"metadata": {}})
+    ExecuteWithLimits(kernel_name="python3", timeout=60, start_code="",
+                      max_evidence_bytes=20_000).preprocess(nb, {"metadata": {}})
     flooded, honest = nb.cells
     assert 0 < len(flooded.outputs) < 50 and flooded.metadata[EVIDENCE_CUT] == \
         50 - len(flooded.outputs)
@@ -240,7 +244,8 @@ import json, resource, sys
 import nbformat
 from autograder.grader.preprocessors.execute_with_limits import ExecuteWithLimits
 nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in json.loads(sys.argv[1])])
-ExecuteWithLimits(kernel_name="python3", timeout=120).preprocess(nb, {"metadata": {}})
+ExecuteWithLimits(kernel_name="python3", timeout=120,
+                  start_code="").preprocess(nb, {"metadata": {}})
 print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "notebook": len(nbformat.writes(nb))}))
 """
@@ -313,7 +318,8 @@ def test_markdown_attachments_count_against_the_notebook() -> None:
     small = nbformat.v4.new_markdown_cell("![b](attachment:b.png)", attachments={
         "b.png": {"image/png": "B" * 1_000}})
     nb = nbformat.v4.new_notebook(cells=[big, small, nbformat.v4.new_code_cell("1")])
-    ExecuteWithLimits(kernel_name="python3", timeout=60).preprocess(nb, {"metadata": {}})
+    ExecuteWithLimits(kernel_name="python3", timeout=60,
+                      start_code="").preprocess(nb, {"metadata": {}})
     assert "attachments" not in nb.cells[0] and "were removed" in nb.cells[0].source
     assert nb.cells[1].attachments["b.png"]["image/png"] == "B" * 1_000
 
@@ -327,7 +333,8 @@ def test_comm_messages_are_not_applied() -> None:
         "from comm import create_comm\n"
         "c = create_comm(target_name='jupyter.widget', data={'state': {'_model_name': 'M', "
         "'big': 's' * 5_000_000}, 'buffer_paths': []})\nprint('printed')")])
-    ExecuteWithLimits(kernel_name="python3", timeout=60).preprocess(nb, {"metadata": {}})
+    ExecuteWithLimits(kernel_name="python3", timeout=60,
+                      start_code="").preprocess(nb, {"metadata": {}})
     assert "widgets" not in nb.metadata
     assert nb.cells[0].outputs[0]["text"] == "printed\n"
     assert ewl.message_size({"content": {"a": ["bc", {"d": b"ef"}]}, "buffers": [b"xyz"]}) > 9
@@ -354,3 +361,18 @@ def test_many_large_errors_keep_the_graders_memory_bounded() -> None:
     honest = _peak(["raise ValueError('short')"] * 10)
     assert attack["notebook"] < 1_200_000, attack
     assert attack["rss_kb"] - honest["rss_kb"] < 150_000, (attack, honest)
+
+
+def test_every_jax_setting_is_read_before_the_first_cell() -> None:
+    """Does the start code read JAX's settings before the notebook's first cell runs, so a
+    setting the first cell changes is not taken for how the notebook started; and, its twin,
+    without the start code does the reading come from the notebook's own import of the
+    course's checks, after that cell (what a learner's kernel gets)? Nothing of it is left in
+    the user's namespace."""
+    cells = ('import jax\njax.config.update("jax_traceback_filtering", "off")',
+             "import autograder.kernel.config_watch as w\n"
+             "print(w.start_values()['jax_traceback_filtering'], '_watch' in globals())")
+    started = _run(*cells, timeout=60, start_code=START_CODE)
+    assert started[1][0]["text"] == "auto False\n", started
+    unstarted = _run(*cells, timeout=60, start_code="")
+    assert unstarted[1][0]["text"] == "off False\n", unstarted

@@ -70,7 +70,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "checks that read program text": ("precision-by-convolution",),
     "Python that runs at call time from the program": ("python-at-call-time",),
     "donation claimed by deleting arrays": ("deletes-instead-of-donating",),
-    "a baseline the answer can move": ("config-after-reset",),
+    "a baseline the answer can move": ("config-after-reset", "setting-left-open"),
 }
 # class -> (the attack run on each built runtime, its honest twin). Where the screen stops a
 # class before it runs, the attack chosen is any (the kernel never sees it); elsewhere it is
@@ -100,7 +100,7 @@ CHOSEN: dict[str, tuple[str, str]] = {
     "checks that read program text": ("precision-by-convolution", "gram-honest"),
     "Python that runs at call time from the program": ("python-at-call-time", "jit-honest"),
     "donation claimed by deleting arrays": ("deletes-instead-of-donating", "gram-honest"),
-    "a baseline the answer can move": ("config-after-reset", "jit-honest"),
+    "a baseline the answer can move": ("setting-left-open", "jit-honest"),
 }
 # Module-level dicts of the corpus that hold no attacks: honest kinds, honest twins, messages.
 NOT_ATTACKS = {"test_hostile.HONEST", "test_hostile_rebinding.TWINS",

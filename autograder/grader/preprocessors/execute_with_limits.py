@@ -65,6 +65,14 @@ AHEAD_POLL = 0.25  # seconds between checks that the kernel started ahead is sti
 # What a kernel started ahead runs before its notebook arrives: the imports every notebook of
 # the course begins with. It leaves no variable in the user's namespace, and no history.
 PRESTART_CODE = "import jax as _jax, jax.numpy as _jnp\ndel _jax, _jnp\n"
+# What every kernel runs before the notebook's first cell: it reads every JAX setting before
+# any answer can change one (autograder.kernel.config_watch.mark_start), the configuration each
+# test cell's checks put back. Like the code sent ahead, it leaves nothing in the user's
+# namespace. A reading taken inside the kernel is a courtesy, as all of the kernel's checks
+# are: it stops an answer's settings from moving a timing test's reference.
+START_CODE = ("import autograder.kernel.config_watch as _watch\n_watch.mark_start()\n"
+              "del _watch\n")
+START_WAIT = 120  # seconds the start code may take (it imports JAX when nothing did yet)
 
 
 def process_tree_cpu(pid: int) -> float | None:
@@ -201,6 +209,10 @@ class ExecuteWithLimits(Execute):
     prestart_code = Unicode(
         PRESTART_CODE, help="code a kernel started ahead runs before its notebook arrives "
         "(silently: no output, no history); empty: nothing").tag(config=True)
+
+    start_code = Unicode(
+        START_CODE, help="code every kernel runs before the notebook's first cell (silently: no "
+        "output, no history); empty: nothing").tag(config=True)
 
     _runtime_home: Path | None = None  # this kernel's fresh IPC directory: sealed, then removed
     _configured_kernel: str | None = None  # the course's kernel, for notebooks naming none
@@ -356,6 +368,7 @@ class ExecuteWithLimits(Execute):
 
                 seal_runtime_dir(self._runtime_home)  # sockets are bound: no answer writes there
             self.nb.metadata["language_info"] = info_msg["content"]["language_info"]
+            self._run_start_code()
             self._stages["kernel_start"] = perf_counter() - began
             began = perf_counter()
             for index, cell in enumerate(self.nb.cells):
@@ -385,6 +398,20 @@ class ExecuteWithLimits(Execute):
                     cell.outputs.append(error_output("CellTimeoutError", str(exc)[:300]))
             self._stages["execute"] = perf_counter() - began
             self._cpu = self._kernel_cpu()
+
+    def _run_start_code(self) -> None:
+        """Run :attr:`start_code` in the kernel before the notebook's first cell, silently, and
+        wait for it (at most :data:`START_WAIT` seconds). A kernel that dies or fails here is
+        left to the first cell, which reports it as usual."""
+        if not self.start_code or self.kc is None:
+            return
+        self.timeout_func = lambda _cell: START_WAIT
+        try:
+            msg_id = self.kc.execute(self.start_code, silent=True, store_history=False,
+                                     allow_stdin=False)
+            self.wait_for_reply(msg_id)
+        except Exception:  # noqa: BLE001 - the first cell finds a dead or stuck kernel
+            self.log.warning("the kernel's start code did not finish", exc_info=True)
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, index: int
                         ) -> tuple[NotebookNode, dict]:

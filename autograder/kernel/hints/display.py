@@ -155,8 +155,9 @@ def feedback(question: str) -> Iterator[None]:
         with feedback("Q2 (jit a loss)"):
             check_array(loss(params, x, y), 0.25, name="loss(params, x, y)")
 
-    The checks run with JAX's default settings: a setting an earlier cell changed that would
-    change what they measure (``jax_disable_jit``, x64, debug flags; see
+    The checks run with JAX's settings as they were before any answer ran (debugging checks
+    off): a setting an earlier cell changed (``jax_disable_jit``, x64, debug flags, any other,
+    a ``with`` block of settings left open; see
     :func:`autograder.kernel.jax_checks.restore_default_config`) is put back first, and a line
     says so.
     Their matrix products run at full float32 precision (``jax.default_matmul_precision``):
@@ -186,8 +187,8 @@ def feedback(question: str) -> Iterator[None]:
     caller, namespace = _caller()
     changed = restore_default_config()
     if changed:
-        print(f"{question}: the tests run with JAX's defaults, so they set "
-              f"{', '.join(changed)} back.")
+        print(f"{question}: the tests run with JAX's settings as the notebook started "
+              f"(debugging checks off), so they set {', '.join(changed)} back.")
     try:
         with jax.default_matmul_precision("float32"):
             yield
