@@ -39,10 +39,15 @@ DEFAULT_CONFIG: dict[str, object] = {
 # Thread-local settings the course's own ``feedback()`` block sets around its checks
 # (``autograder.kernel.hints.display``): a value equal to one of these is no change.
 COURSE_OVERRIDES: dict[str, object] = {"jax_default_matmul_precision": "float32"}
-# Settings JAX reads only when it starts its backends (the course's ``simulate_devices`` sets
-# ``jax_platforms`` after a kernel started): putting them back later would change nothing.
+# Settings the tests leave as they find them. Those JAX reads only when it starts its backends
+# (the course's ``simulate_devices`` sets ``jax_platforms`` after a kernel started): putting
+# them back later would change nothing. And those of JAX's persistent compilation cache, which
+# say where compiled programs are kept, not how they run (a timing test compiles before it
+# times); the grader's trusted run sets them after JAX started, to record its programs.
 START_UP_SETTINGS = ("jax_platforms", "jax_platform_name", "jax_num_cpu_devices",
-                    "jax_cuda_visible_devices", "jax_rocm_visible_devices")
+                     "jax_cuda_visible_devices", "jax_rocm_visible_devices")
+CACHE_SETTINGS = ("jax_enable_compilation_cache", "jax_raise_persistent_cache_errors")
+CACHE_PREFIXES = ("jax_compilation_cache_", "jax_persistent_cache_")
 # Every setting before any answer ran (:func:`mark_start`).
 _start: dict[str, Any] = {"values": None}
 # The configuration when the running test cell's checks began (``feedback()``'s reset, see
@@ -73,6 +78,13 @@ def start_values() -> dict[str, Any]:
     """Every JAX setting as :func:`mark_start` read it (read now if it has not been)."""
     mark_start()
     return dict(_start["values"])
+
+
+def left_as_set(name: str) -> bool:
+    """Whether the tests leave setting ``name`` as they find it (:data:`START_UP_SETTINGS`,
+    the compilation cache's)."""
+    return (name in START_UP_SETTINGS or name in CACHE_SETTINGS
+            or name.startswith(CACHE_PREFIXES))
 
 
 def _clear_local(name: str) -> None:

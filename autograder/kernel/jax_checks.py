@@ -554,23 +554,19 @@ def restore_default_config() -> list[str]:
     """Put every JAX setting back as it was before any answer ran (and those in
     :data:`DEFAULT_CONFIG` to their defaults), a ``with`` block of settings left open
     included; return the names of those an earlier cell had changed (settings this JAX lacks
-    are skipped; those read only when JAX starts, :data:`START_UP_SETTINGS`, are left).
+    are skipped; those read only when JAX starts and the compilation cache's are left:
+    :func:`autograder.kernel.config_watch.left_as_set`).
 
     Called as a test cell's checks begin (``feedback()``); what every setting is then is the
     cell's baseline (:func:`autograder.kernel.config_watch.mark_baseline`): a timing test of
     the cell verifies it before each timed call, so a setting the answer changes later (in
     its builder, say) cannot slow the reference, and one that could not be put back fails
     it."""
-    from autograder.kernel.config_watch import (
-        START_UP_SETTINGS,
-        mark_baseline,
-        put_back,
-        start_values,
-    )
+    from autograder.kernel.config_watch import left_as_set, mark_baseline, put_back, start_values
 
-    wanted = {name: value for name, value in start_values().items()
-              if name not in START_UP_SETTINGS}
-    wanted.update(DEFAULT_CONFIG)
+    wanted = dict(DEFAULT_CONFIG)  # named first, in this order, when they changed
+    wanted.update((name, value) for name, value in sorted(start_values().items())
+                  if name not in DEFAULT_CONFIG and not left_as_set(name))
     changed, held = put_back(wanted)
     mark_baseline(held)
     return changed

@@ -46,20 +46,28 @@ def test_mark_start_keeps_the_first_reading(monkeypatch) -> None:
 def test_any_setting_an_earlier_cell_changed_is_put_back_as_the_notebook_started(one_cell
                                                                                  ) -> None:
     """Is a setting outside the debugging checks (``jax_traceback_filtering``), changed before
-    the tests, put back to its start value and named, while a setting read only when JAX
-    starts its backends (``jax_platforms``, which the course's device simulation sets after
-    a kernel started) is left as it is?"""
+    the tests, put back to its start value and named after the debugging checks, while a
+    setting read only when JAX starts its backends (``jax_platforms``, which the course's
+    device simulation sets after a kernel started) and one of the compilation cache
+    (``jax_persistent_cache_min_compile_time_secs``, which the trusted run sets to record its
+    programs) are left as they are?"""
     config_watch._start["values"]["jax_platforms"] = "set-after-the-start"  # as if it moved
-    before = jax.config.jax_traceback_filtering
+    before = (jax.config.jax_traceback_filtering,
+              jax.config.jax_persistent_cache_min_compile_time_secs)
     try:
         jax.config.update("jax_traceback_filtering", "off")
+        jax.config.update("jax_debug_nans", True)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1] + 7.0)
         changed = restore_default_config()
-        assert changed == ["jax_traceback_filtering"], changed
-        assert jax.config.jax_traceback_filtering == before
+        assert changed == ["jax_debug_nans", "jax_traceback_filtering"], changed
+        assert jax.config.jax_traceback_filtering == before[0]
+        assert jax.config.jax_persistent_cache_min_compile_time_secs == before[1] + 7.0
         assert config_watch.baseline_held() == {}
         assert restore_default_config() == []  # the twin: nothing changed, nothing named
     finally:
-        jax.config.update("jax_traceback_filtering", before)
+        jax.config.update("jax_traceback_filtering", before[0])
+        jax.config.update("jax_debug_nans", False)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
 
 
 def test_a_with_block_of_settings_left_open_is_ended_by_the_reset(one_cell) -> None:
