@@ -106,24 +106,26 @@ def _clear_local(name: str) -> None:
         return
 
 
-def put_back(values: dict[str, Any]) -> tuple[list[str], dict[str, tuple[Any, Any]]]:
+def put_back(values: dict[str, Any]
+             ) -> tuple[dict[str, tuple[Any, Any]], dict[str, tuple[Any, Any]]]:
     """Set every JAX setting named in ``values`` to its value there, globally and with any
-    thread-local override of it ended. Returns the names of those that differed, and those
-    still not at their value afterwards, name -> (wanted, in force); settings this JAX lacks
-    are skipped."""
+    thread-local override of it ended. Returns those that differed, name -> (wanted, found),
+    and those still not at their value afterwards, name -> (wanted, in force); settings this
+    JAX lacks are skipped."""
     import jax
 
     now = config_snapshot(values)
-    changed = [name for name, value in values.items() if name in now and now[name] != value]
-    for name in changed:
+    changed = {name: (value, now[name]) for name, value in values.items()
+               if name in now and now[name] != value}
+    for name, (value, _) in changed.items():
         _clear_local(name)
         try:
-            jax.config.update(name, values[name])
+            jax.config.update(name, value)
         except Exception:  # noqa: BLE001 - reported below as not put back
             continue
     after = config_snapshot(changed)
-    held = {name: (values[name], after.get(name)) for name in changed
-            if after.get(name) != values[name]}
+    held = {name: (value, after.get(name)) for name, (value, _) in changed.items()
+            if after.get(name) != value}
     return changed, held
 
 
@@ -183,20 +185,10 @@ def config_snapshot(names: Any = None) -> dict[str, Any]:
 
 
 def restore_config(snapshot: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    """Put back every JAX setting that differs from ``snapshot``; return those that had
-    changed, name -> (before, after). (A thread-local override cannot be undone here; the
-    change is reported all the same, and the check that saw it fails.)"""
-    import jax
-
-    now = config_snapshot()
-    changed = {name: (value, now.get(name)) for name, value in snapshot.items()
-               if name in now and now[name] != value}
-    for name, (value, _) in changed.items():
-        try:
-            jax.config.update(name, value)
-        except Exception:  # noqa: BLE001 - reported as changed all the same
-            continue
-    return changed
+    """Put back every JAX setting that differs from ``snapshot`` (:func:`put_back`, a
+    thread-local override ended too); return those that had changed, name -> (before,
+    after). The check that saw a change fails all the same."""
+    return put_back(snapshot)[0]
 
 
 def describe_changes(changed: dict[str, tuple[Any, Any]]) -> str:

@@ -569,7 +569,7 @@ def restore_default_config() -> list[str]:
                   if name not in DEFAULT_CONFIG and not left_as_set(name))
     changed, held = put_back(wanted)
     mark_baseline(held)
-    return changed
+    return list(changed)
 
 
 @dataclass
